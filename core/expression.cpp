@@ -1,0 +1,226 @@
+#include "core/expression.h"
+
+#include <cctype>
+
+namespace kgate {
+
+class ExpressionParser {
+ public:
+  ExpressionParser(std::string_view text, Expression& out) : text_(text), out_(out) {}
+
+  Status parse() {
+    auto root = parse_sum();
+    if (!root.ok()) return root.error();
+    skip_space();
+    if (pos_ != text_.size()) return fail("unexpected '" + std::string(1, text_[pos_]) + "'");
+    out_.root_ = *root;
+    return {};
+  }
+
+ private:
+  using Op = Expression::Op;
+
+  Error fail(const std::string& what) const {
+    return Error::bad_input("in expression \"" + std::string(text_) + "\" at column " +
+                            std::to_string(pos_ + 1) + ": " + what);
+  }
+  void skip_space() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  bool accept(char c) {
+    skip_space();
+    if (pos_ < text_.size() && text_[pos_] == c) {
+      ++pos_;
+      return true;
+    }
+    return false;
+  }
+  int add(Op op, std::vector<int> children = {}, int64_t value = 0, std::string name = {}) {
+    out_.nodes_.push_back({op, value, std::move(name), std::move(children)});
+    return static_cast<int>(out_.nodes_.size()) - 1;
+  }
+
+  Result<int> parse_sum() {
+    auto left = parse_product();
+    if (!left.ok()) return left;
+    while (true) {
+      Op op;
+      if (accept('+')) op = Op::kAdd;
+      else if (accept('-')) op = Op::kSub;
+      else return left;
+      auto right = parse_product();
+      if (!right.ok()) return right;
+      left = add(op, {*left, *right});
+    }
+  }
+
+  Result<int> parse_product() {
+    auto left = parse_unary();
+    if (!left.ok()) return left;
+    while (true) {
+      Op op;
+      if (accept('*')) op = Op::kMul;
+      else if (accept('/')) op = Op::kDiv;
+      else if (accept('%')) op = Op::kMod;
+      else return left;
+      auto right = parse_unary();
+      if (!right.ok()) return right;
+      left = add(op, {*left, *right});
+    }
+  }
+
+  Result<int> parse_unary() {
+    if (accept('-')) {
+      auto operand = parse_unary();
+      if (!operand.ok()) return operand;
+      return add(Op::kNegate, {*operand});
+    }
+    return parse_primary();
+  }
+
+  Result<int> parse_primary() {
+    skip_space();
+    if (pos_ >= text_.size()) return fail("expected a number, a name or '(' but the expression ended");
+    char c = text_[pos_];
+    if (std::isdigit(static_cast<unsigned char>(c))) return parse_number();
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return parse_name();
+    if (accept('(')) {
+      auto inner = parse_sum();
+      if (!inner.ok()) return inner;
+      if (!accept(')')) return fail("expected ')'");
+      return inner;
+    }
+    return fail("expected a number, a name or '(' but found '" + std::string(1, c) + "'");
+  }
+
+  Result<int> parse_number() {
+    int64_t value = 0;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
+      int digit = text_[pos_] - '0';
+      if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, digit, &value))
+        return fail("integer literal does not fit in 64 bits");
+      ++pos_;
+    }
+    if (pos_ < text_.size() && (text_[pos_] == '.' || text_[pos_] == 'e' || text_[pos_] == 'E'))
+      return fail("only integers are allowed here");
+    return add(Op::kConstant, {}, value);
+  }
+
+  Result<int> parse_name() {
+    size_t start = pos_;
+    while (pos_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[pos_])) || text_[pos_] == '_'))
+      ++pos_;
+    std::string name(text_.substr(start, pos_ - start));
+    if (!accept('(')) return add(Op::kVariable, {}, 0, name);
+    if (name != "ceil_div" && name != "min" && name != "max")
+      return fail("unknown function '" + name + "' (known: ceil_div, min, max)");
+    std::vector<int> args;
+    do {
+      auto arg = parse_sum();
+      if (!arg.ok()) return arg;
+      args.push_back(*arg);
+    } while (accept(','));
+    if (!accept(')')) return fail("expected ',' or ')' in the call of " + name);
+    if (name == "ceil_div" && args.size() != 2)
+      return fail("ceil_div takes 2 arguments, got " + std::to_string(args.size()));
+    if (name != "ceil_div" && args.size() < 2)
+      return fail(name + " takes at least 2 arguments");
+    return add(Op::kCall, std::move(args), 0, name);
+  }
+
+  std::string_view text_;
+  Expression& out_;
+  size_t pos_ = 0;
+};
+
+Result<Expression> Expression::parse(std::string_view text) {
+  Expression expression;
+  expression.text_ = std::string(text);
+  ExpressionParser parser(text, expression);
+  if (auto status = parser.parse(); !status.ok()) return status.error();
+  return expression;
+}
+
+Expression Expression::constant(int64_t value) {
+  Expression expression;
+  expression.text_ = std::to_string(value);
+  expression.nodes_.push_back({Op::kConstant, value, {}, {}});
+  expression.root_ = 0;
+  return expression;
+}
+
+Result<int64_t> Expression::evaluate(const Variables& variables) const {
+  return evaluate_node(root_, variables);
+}
+
+Result<int64_t> Expression::evaluate_node(int index, const Variables& variables) const {
+  const Node& node = nodes_[index];
+  auto fail = [&](const std::string& what) {
+    return Error::bad_input("in expression \"" + text_ + "\": " + what);
+  };
+  switch (node.op) {
+    case Op::kConstant:
+      return node.value;
+    case Op::kVariable: {
+      auto it = variables.find(node.name);
+      if (it == variables.end()) {
+        std::string known;
+        for (const auto& [name, _] : variables) known += (known.empty() ? "" : ", ") + name;
+        return fail("unknown name '" + node.name + "' (known here: " +
+                    (known.empty() ? "none" : known) + ")");
+      }
+      return it->second;
+    }
+    default:
+      break;
+  }
+  std::vector<int64_t> args;
+  for (int child : node.children) {
+    auto value = evaluate_node(child, variables);
+    if (!value.ok()) return value;
+    args.push_back(*value);
+  }
+  int64_t result = 0;
+  auto overflow = [&]() { return fail("integer overflow (64-bit)"); };
+  switch (node.op) {
+    case Op::kNegate:
+      if (__builtin_sub_overflow(int64_t{0}, args[0], &result)) return overflow();
+      return result;
+    case Op::kAdd:
+      if (__builtin_add_overflow(args[0], args[1], &result)) return overflow();
+      return result;
+    case Op::kSub:
+      if (__builtin_sub_overflow(args[0], args[1], &result)) return overflow();
+      return result;
+    case Op::kMul:
+      if (__builtin_mul_overflow(args[0], args[1], &result)) return overflow();
+      return result;
+    case Op::kDiv:
+    case Op::kMod:
+      if (args[1] == 0) return fail("division by zero");
+      if (args[0] == INT64_MIN && args[1] == -1) return overflow();
+      return node.op == Op::kDiv ? args[0] / args[1] : args[0] % args[1];
+    case Op::kCall:
+      if (node.name == "ceil_div") {
+        if (args[1] == 0) return fail("division by zero in ceil_div");
+        if (args[0] < 0 || args[1] < 0) return fail("ceil_div needs non-negative arguments");
+        if (__builtin_add_overflow(args[0], args[1] - 1, &result)) return overflow();
+        return result / args[1];
+      }
+      result = args[0];
+      for (int64_t a : args) result = node.name == "min" ? std::min(result, a) : std::max(result, a);
+      return result;
+    default:
+      return fail("internal error: unknown node");
+  }
+}
+
+std::set<std::string> Expression::names() const {
+  std::set<std::string> out;
+  for (const Node& node : nodes_)
+    if (node.op == Op::kVariable) out.insert(node.name);
+  return out;
+}
+
+}  // namespace kgate

@@ -1,0 +1,55 @@
+#pragma once
+// Integer expressions of the manifest: counts, launch dimensions and scalar
+// values written over shape variables and tunables.
+//
+//   expr    := term (('+' | '-') term)*
+//   term    := unary (('*' | '/' | '%') unary)*
+//   unary   := '-' unary | primary
+//   primary := INTEGER | NAME | NAME '(' expr (',' expr)* ')' | '(' expr ')'
+//
+// Functions: ceil_div(a, b), min(a, b, ...), max(a, b, ...).
+// Arithmetic is 64-bit signed; overflow, division by zero and unknown names
+// are errors, never wrapped or defaulted values.
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace kgate {
+
+using Variables = std::map<std::string, int64_t, std::less<>>;
+
+class Expression {
+ public:
+  // Parses `text`; errors say the column and what was expected.
+  static Result<Expression> parse(std::string_view text);
+  // An expression that is a constant.
+  static Expression constant(int64_t value);
+
+  Result<int64_t> evaluate(const Variables& variables) const;
+  // Variable names the expression reads (function names excluded).
+  std::set<std::string> names() const;
+  const std::string& text() const { return text_; }
+
+ private:
+  enum class Op { kConstant, kVariable, kNegate, kAdd, kSub, kMul, kDiv, kMod, kCall };
+  struct Node {
+    Op op;
+    int64_t value = 0;
+    std::string name;           // variable or function name
+    std::vector<int> children;  // indices into nodes_
+  };
+  friend class ExpressionParser;
+
+  Result<int64_t> evaluate_node(int index, const Variables& variables) const;
+
+  std::string text_;
+  std::vector<Node> nodes_;
+  int root_ = -1;
+};
+
+}  // namespace kgate

@@ -1,0 +1,140 @@
+#pragma once
+// The model of a kernel repository's kgate.json. See docs/manifest.md for the
+// file format and docs/kgate.schema.json for its JSON Schema.
+//
+// Invariants after a successful load (manifest_loader.h): kernel and shape
+// names are unique; every expression parses and evaluates without error for
+// every shape with each tunable at its default (first) value; every buffer
+// count is positive; every kernel has at least one output and a reference.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/dtype.h"
+#include "core/expression.h"
+
+namespace kgate {
+
+enum class ArgRole { kInput, kOutput, kInOut };
+
+// How an input buffer is filled. Never zeros: zeros hide unwritten outputs.
+struct InitSpec {
+  enum class Distribution { kNormal, kUniform, kRandInt };
+  Distribution distribution = Distribution::kNormal;
+  double mean = 0.0, stddev = 1.0;  // normal
+  double low = -1.0, high = 1.0;    // uniform
+  Expression int_low = Expression::constant(0);    // randint, inclusive
+  Expression int_high = Expression::constant(100);  // randint, exclusive
+};
+
+struct Arg {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  bool is_buffer = false;  // "T*" in the manifest
+  // Buffers:
+  ArgRole role = ArgRole::kInput;
+  Expression count = Expression::constant(1);
+  InitSpec init;
+  // Scalars: integer types take an expression, float types a number.
+  Expression int_value = Expression::constant(0);
+  double float_value = 0.0;
+  std::string json_path;  // "kernels[0].args[2]", for messages
+};
+
+struct LaunchSpec {
+  std::vector<Expression> grid;   // 1 to 3 dimensions
+  std::vector<Expression> block;  // 1 to 3 dimensions
+  Expression shared_bytes = Expression::constant(0);
+};
+
+struct CompileSpec {
+  std::string compiler;  // cuda: "nvrtc" (default) or "nvcc"; host: the C++ compiler
+  std::vector<std::string> flags;
+  std::vector<std::string> include;  // folders, relative to the manifest's folder
+  bool allow_fast_math = false;      // numerics-changing flags are refused unless set
+};
+
+struct Tunable {
+  std::string name;
+  std::vector<int64_t> values;  // values.front() is the default
+};
+
+// One way to build the kernel: for the GPU ("cuda") or the CPU ("host").
+struct Implementation {
+  std::string backend;  // "cuda" or "host"
+  std::string source;   // relative to the manifest's folder
+  std::string entry;    // function name
+  CompileSpec compile;
+  LaunchSpec launch;    // cuda only
+  std::vector<Tunable> tunables;
+  std::string json_path;
+
+  Variables default_tunables() const;
+};
+
+struct Shape {
+  std::string name;
+  std::string phase;    // "decode", "prefill", "edge", or any word
+  Variables variables;  // every integer field of the shape
+  std::vector<std::string> backends;  // empty: every backend
+  std::string json_path;
+
+  bool runs_on(std::string_view backend) const;
+};
+
+struct Reference {
+  std::string source;  // host C++, relative to the manifest's folder
+  std::string entry;   // outputs as double*, inputs and scalars as the kernel's
+};
+
+struct Tolerance {
+  double atol = 1e-3;
+  double rtol = 1e-3;
+};
+
+struct TimingSpec {
+  int warmup = 5;           // launches before the first sample
+  int samples = 30;         // samples per shape for `kgate run`
+  double time_limit_s = 60;  // a run of one shape past this is a hang
+};
+
+struct GatePolicy {
+  double max_regression = 0.03;   // slower than this (ratio - 1) fails the gate
+  double min_improvement = 0.03;  // faster than this is reported as faster
+  double confidence = 0.99;       // of the interval on the ratio of medians
+  double budget_s = 1.0;          // GPU time per kernel-shape for a verdict
+};
+
+struct Kernel {
+  std::string name;
+  std::string family;  // for the experience store; defaults to the name
+  std::vector<Implementation> implementations;
+  std::vector<Arg> args;
+  std::vector<Shape> shapes;
+  Reference reference;
+  Tolerance tolerance;
+  TimingSpec timing;
+  std::string json_path;
+  nlohmann::json raw;  // the kernel's JSON as written, to detect changes
+
+  const Implementation* implementation(std::string_view backend) const;
+  const Shape* shape(std::string_view name) const;
+  // Shape variables plus tunables: what expressions of this kernel may read.
+  Variables variables(const Shape& shape, const Variables& tunables) const;
+};
+
+struct Manifest {
+  std::filesystem::path path;  // as given by the user
+  std::filesystem::path root;  // folder the relative paths start from
+  std::vector<Kernel> kernels;
+  GatePolicy gate;
+  nlohmann::json workload;  // null when absent
+
+  const Kernel* kernel(std::string_view name) const;
+};
+
+}  // namespace kgate

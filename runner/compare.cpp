@@ -1,0 +1,156 @@
+#include "runner/compare.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "runner/inputs.h"
+
+namespace kgate {
+
+nlohmann::json CheckReport::to_json() const {
+  auto finite = [](double v) -> nlohmann::json {
+    if (std::isfinite(v)) return v;
+    return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+  };
+  return {{"passed", passed},
+          {"reason", reason},
+          {"max_abs_error", finite(max_abs_error)},
+          {"max_rel_error", finite(max_rel_error)},
+          {"rel_l2_error", finite(rel_l2_error)},
+          {"first_bad_arg", first_bad_arg},
+          {"first_bad_index", first_bad_index},
+          {"got", finite(got)},
+          {"expected", finite(expected)},
+          {"seed", seed}};
+}
+
+CheckReport CheckReport::from_json(const nlohmann::json& j) {
+  auto number = [&](const char* key) {
+    const auto& v = j.at(key);
+    if (v.is_number()) return v.get<double>();
+    std::string s = v.get<std::string>();
+    if (s == "nan") return std::nan("");
+    return s == "inf" ? double(INFINITY) : -double(INFINITY);
+  };
+  CheckReport r;
+  r.passed = j.value("passed", false);
+  r.reason = j.value("reason", "");
+  r.max_abs_error = number("max_abs_error");
+  r.max_rel_error = number("max_rel_error");
+  r.rel_l2_error = number("rel_l2_error");
+  r.first_bad_arg = j.value("first_bad_arg", "");
+  r.first_bad_index = j.value("first_bad_index", int64_t{-1});
+  r.got = number("got");
+  r.expected = number("expected");
+  r.seed = j.value("seed", uint64_t{0});
+  return r;
+}
+
+namespace {
+std::string format(double v) {
+  std::ostringstream s;
+  s.precision(6);
+  s << v;
+  return s.str();
+}
+}  // namespace
+
+CheckReport compare_outputs(const LaunchPlan& plan,
+                            const std::vector<std::vector<unsigned char>>& outputs,
+                            const std::vector<std::vector<double>>& reference,
+                            const Tolerance& tolerance) {
+  CheckReport report;
+  double diff_sq = 0, ref_sq = 0;
+  bool failed = false;
+  for (size_t a = 0; a < plan.args.size(); ++a) {
+    const ArgPlan& p = plan.args[a];
+    if (!p.arg->is_buffer || p.arg->role == ArgRole::kInput) continue;
+    const auto& out = outputs[a];
+    const auto& ref = reference[a];
+    size_t esize = dtype_size(p.arg->dtype);
+    for (int64_t i = 0; i < p.count; ++i) {
+      double expected = ref[i];
+      bool unwritten = is_poison(out.data(), esize, i);
+      double got = load_as_double(p.arg->dtype, out.data(), i);
+      double diff = std::abs(got - expected);
+      bool bad_value = std::isnan(got) || (std::isinf(got) && got != expected);
+      if (!bad_value) {
+        report.max_abs_error = std::max(report.max_abs_error, diff);
+        report.max_rel_error =
+            std::max(report.max_rel_error, diff / std::max(std::abs(expected), tolerance.atol));
+        diff_sq += diff * diff;
+        ref_sq += expected * expected;
+      }
+      bool bad = unwritten || bad_value || diff > tolerance.atol + tolerance.rtol * std::abs(expected);
+      if (bad && !failed) {
+        failed = true;
+        report.first_bad_arg = p.arg->name;
+        report.first_bad_index = i;
+        report.got = got;
+        report.expected = expected;
+        if (unwritten) {
+          report.reason = "element " + std::to_string(i) + " of '" + p.arg->name +
+                          "' was not written (still holds the poison pattern)";
+        } else if (bad_value) {
+          report.reason = "element " + std::to_string(i) + " of '" + p.arg->name + "' is " +
+                          format(got) + " (expected " + format(expected) + ")";
+        } else {
+          report.reason = "element " + std::to_string(i) + " of '" + p.arg->name + "' is " +
+                          format(got) + ", expected " + format(expected) + " (error " +
+                          format(diff) + " > atol " + format(tolerance.atol) + " + rtol " +
+                          format(tolerance.rtol) + " * |expected|)";
+        }
+      }
+      if (unwritten || bad_value) {
+        report.max_abs_error = INFINITY;
+        report.max_rel_error = INFINITY;
+      }
+    }
+  }
+  report.rel_l2_error = failed && std::isinf(report.max_abs_error)
+                            ? INFINITY
+                            : (ref_sq > 0 ? std::sqrt(diff_sq / ref_sq) : std::sqrt(diff_sq));
+  report.passed = !failed;
+  return report;
+}
+
+CheckReport compare_runs(const LaunchPlan& plan, const std::vector<std::vector<unsigned char>>& first,
+                         const std::vector<std::vector<unsigned char>>& second,
+                         const Tolerance& tolerance) {
+  CheckReport report;
+  report.passed = true;
+  for (size_t a = 0; a < plan.args.size(); ++a) {
+    const ArgPlan& p = plan.args[a];
+    if (!p.arg->is_buffer || p.arg->role == ArgRole::kInput) continue;
+    if (std::memcmp(first[a].data(), second[a].data(), first[a].size()) == 0) continue;
+    size_t esize = dtype_size(p.arg->dtype);
+    for (int64_t i = 0; i < p.count; ++i) {
+      if (std::memcmp(first[a].data() + i * esize, second[a].data() + i * esize, esize) == 0)
+        continue;
+      double x = load_as_double(p.arg->dtype, first[a].data(), i);
+      double y = load_as_double(p.arg->dtype, second[a].data(), i);
+      double diff = std::abs(x - y);
+      report.max_abs_error = std::max(report.max_abs_error, std::isnan(diff) ? INFINITY : diff);
+      bool beyond = std::isnan(diff) || diff > tolerance.atol + tolerance.rtol * std::abs(x);
+      if (report.first_bad_index < 0 || (beyond && report.passed)) {
+        report.first_bad_arg = p.arg->name;
+        report.first_bad_index = i;
+        report.got = y;
+        report.expected = x;
+      }
+      if (beyond && report.passed) {
+        report.passed = false;
+        report.reason = "race: element " + std::to_string(i) + " of '" + p.arg->name +
+                        "' changed between two runs on the same input (" + format(x) + " then " +
+                        format(y) + ")";
+      }
+    }
+    if (report.passed && report.reason.empty())
+      report.reason = "non-deterministic within tolerance: '" + p.arg->name +
+                      "' differs bitwise between two runs on the same input";
+  }
+  return report;
+}
+
+}  // namespace kgate

@@ -1,0 +1,44 @@
+#pragma once
+// Compares a kernel's outputs with the reference's (computed in double).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/manifest.h"
+#include "runner/launch_plan.h"
+
+namespace kgate {
+
+struct CheckReport {
+  bool passed = false;
+  std::string reason;          // empty when passed
+  double max_abs_error = 0;
+  double max_rel_error = 0;    // |out - ref| / max(|ref|, atol)
+  double rel_l2_error = 0;     // ||out - ref|| / ||ref|| over every output
+  std::string first_bad_arg;
+  int64_t first_bad_index = -1;
+  double got = 0, expected = 0;
+  uint64_t seed = 0;
+
+  nlohmann::json to_json() const;
+  static CheckReport from_json(const nlohmann::json& j);
+};
+
+// `outputs[i]` holds the bytes of plan.args[i] when it is an output or inout
+// (empty otherwise); `reference[i]` the reference's values in double.
+// An element passes when |out - ref| <= atol + rtol * |ref|; NaN never passes,
+// and a poisoned element is reported as not written.
+CheckReport compare_outputs(const LaunchPlan& plan,
+                            const std::vector<std::vector<unsigned char>>& outputs,
+                            const std::vector<std::vector<double>>& reference,
+                            const Tolerance& tolerance);
+
+// Bit-exact comparison of two runs on the same input. Differences within the
+// tolerance are reported as non-determinism, beyond it as a race.
+CheckReport compare_runs(const LaunchPlan& plan, const std::vector<std::vector<unsigned char>>& first,
+                         const std::vector<std::vector<unsigned char>>& second,
+                         const Tolerance& tolerance);
+
+}  // namespace kgate

@@ -1,0 +1,77 @@
+#pragma once
+// A place kernels run: the CPU (host backend) or one GPU (cuda backend).
+// A Device lives only inside the isolated child process (isolated_measure.h),
+// so a kernel that corrupts it cannot hurt the parent.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.h"
+#include "runner/program.h"
+
+namespace kgate {
+
+// Up to 8 bytes of argument storage: a device address or a scalar's bytes.
+struct ArgSlot {
+  alignas(8) unsigned char bytes[8] = {};
+  size_t size = 0;
+};
+
+struct LaunchDims {
+  uint32_t grid[3] = {1, 1, 1};
+  uint32_t block[3] = {1, 1, 1};
+  uint32_t shared_bytes = 0;
+};
+
+// An opaque device address (a CUdeviceptr, or a host pointer).
+using DeviceAddress = uint64_t;
+
+// A program loaded into a device, ready to launch.
+class LoadedKernel {
+ public:
+  virtual ~LoadedKernel() = default;
+};
+
+struct TimedSample {
+  double seconds = 0;
+  double sm_clock_mhz = 0;  // 0 where the backend cannot read it
+};
+
+struct DeviceInfo {
+  std::string name;       // "NVIDIA H200", "host: <cpu model>"
+  std::string driver;     // driver version, where there is one
+  std::string runtime;    // CUDA version, compiler version
+  std::string arch;       // "sm_90", "x86_64"
+  int multiprocessors = 0;
+  int64_t l2_bytes = 0;
+  double peak_sm_clock_mhz = 0;
+
+  nlohmann::json to_json() const;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  virtual DeviceInfo info() const = 0;
+  virtual Result<DeviceAddress> allocate(size_t bytes) = 0;
+  virtual void release(DeviceAddress address) = 0;
+  virtual Status upload(DeviceAddress dst, const void* src, size_t bytes) = 0;
+  // Ordered after every launch on the timed stream: work left on another
+  // stream is not waited for, so results written there are caught.
+  virtual Status download(void* dst, DeviceAddress src, size_t bytes) = 0;
+  virtual Status fill(DeviceAddress dst, uint8_t byte, size_t bytes) = 0;
+
+  virtual Result<std::unique_ptr<LoadedKernel>> load(const Program& program) = 0;
+  // Launches and waits; any launch or execution error is returned.
+  virtual Status launch(LoadedKernel& kernel, const LaunchDims& dims,
+                        const std::vector<ArgSlot>& args) = 0;
+  // Times one launch, caches flushed first where the backend can.
+  virtual Result<TimedSample> time_launch(LoadedKernel& kernel, const LaunchDims& dims,
+                                          const std::vector<ArgSlot>& args) = 0;
+};
+
+}  // namespace kgate

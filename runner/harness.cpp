@@ -1,0 +1,285 @@
+#include "runner/harness.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include "runner/host/host_library.h"
+#include "runner/inputs.h"
+#include "runner/launch_plan.h"
+
+namespace kgate {
+namespace {
+
+// Tells the parent which step runs, so a crash is attributed (isolated_measure.cpp).
+void phase_marker(const char* phase) {
+  std::fprintf(stderr, "kgate-phase: %s\n", phase);
+  std::fflush(stderr);
+}
+
+using HostData = std::vector<std::vector<unsigned char>>;  // one entry per arg
+
+struct Buffers {
+  std::vector<DeviceAddress> addresses;  // 0 for scalars
+  std::vector<ArgSlot> slots;
+};
+
+Result<Buffers> allocate(Device& device, const LaunchPlan& plan) {
+  Buffers b;
+  for (const ArgPlan& a : plan.args) {
+    if (a.arg->is_buffer) {
+      auto address = device.allocate(a.bytes);
+      if (!address.ok()) return address.error();
+      b.addresses.push_back(*address);
+      ArgSlot slot;
+      std::memcpy(slot.bytes, &*address, 8);
+      slot.size = 8;
+      b.slots.push_back(slot);
+    } else {
+      b.addresses.push_back(0);
+      b.slots.push_back(a.scalar);
+    }
+  }
+  return b;
+}
+
+HostData make_inputs(const LaunchPlan& plan, uint64_t seed) {
+  HostData data(plan.args.size());
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    const ArgPlan& a = plan.args[i];
+    if (a.arg->is_buffer && a.arg->role != ArgRole::kOutput) data[i] = make_input(a, seed, i);
+  }
+  return data;
+}
+
+// Uploads inputs and poisons outputs.
+Status prepare(Device& device, const LaunchPlan& plan, const Buffers& buffers, const HostData& inputs) {
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    const ArgPlan& a = plan.args[i];
+    if (!a.arg->is_buffer) continue;
+    if (a.arg->role == ArgRole::kOutput) {
+      KGATE_RETURN_IF_ERROR(device.fill(buffers.addresses[i], kPoisonByte, a.bytes));
+    } else {
+      KGATE_RETURN_IF_ERROR(device.upload(buffers.addresses[i], inputs[i].data(), a.bytes));
+    }
+  }
+  return {};
+}
+
+Result<HostData> read_outputs(Device& device, const LaunchPlan& plan, const Buffers& buffers) {
+  HostData out(plan.args.size());
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    const ArgPlan& a = plan.args[i];
+    if (!a.arg->is_buffer || a.arg->role == ArgRole::kInput) continue;
+    out[i].resize(a.bytes);
+    KGATE_RETURN_IF_ERROR(device.download(out[i].data(), buffers.addresses[i], a.bytes));
+  }
+  return out;
+}
+
+// Runs the reference on host copies of the inputs; outputs come back in double.
+std::vector<std::vector<double>> run_reference(const HostLibrary& reference, const LaunchPlan& plan,
+                                               const HostData& inputs) {
+  std::vector<std::vector<double>> outputs(plan.args.size());
+  HostData input_copies = inputs;
+  std::vector<ArgSlot> slots(plan.args.size());
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    const ArgPlan& a = plan.args[i];
+    if (!a.arg->is_buffer) {
+      slots[i] = a.scalar;
+      continue;
+    }
+    void* pointer;
+    if (a.arg->role == ArgRole::kInput) {
+      pointer = input_copies[i].data();
+    } else {
+      outputs[i].assign(a.count, std::nan(""));
+      if (a.arg->role == ArgRole::kInOut)
+        for (int64_t e = 0; e < a.count; ++e) outputs[i][e] = load_as_double(a.arg->dtype, inputs[i].data(), e);
+      pointer = outputs[i].data();
+    }
+    std::memcpy(slots[i].bytes, &pointer, 8);
+  }
+  std::vector<void*> pointers;
+  for (ArgSlot& s : slots) pointers.push_back(s.bytes);
+  reference.call(pointers.data());
+  return outputs;
+}
+
+Result<HostData> run_once(Device& device, LoadedKernel& kernel, const LaunchPlan& plan,
+                          const Buffers& buffers, const HostData& inputs) {
+  KGATE_RETURN_IF_ERROR(prepare(device, plan, buffers, inputs));
+  KGATE_RETURN_IF_ERROR(device.launch(kernel, plan.dims, buffers.slots));
+  return read_outputs(device, plan, buffers);
+}
+
+}  // namespace
+
+ShapeMeasurement measure_in_process(const MeasureRequest& r) {
+  ShapeMeasurement m;
+  m.kernel = r.kernel->name;
+  m.shape = r.shape->name;
+  m.phase = r.shape->phase;
+  m.backend = r.backend->name();
+  m.seed = r.seed;
+  auto error = [&](const std::string& why) {
+    m.status = MeasureStatus::kError;
+    m.reason = why;
+    return m;
+  };
+  auto fail = [&](const std::string& why) {
+    m.status = MeasureStatus::kFail;
+    m.reason = why;
+    return m;
+  };
+
+  phase_marker("open device");
+  auto device_or = r.backend->open_device(r.gpu);
+  if (!device_or.ok()) return error(device_or.error().message);
+  Device& device = **device_or;
+  m.device = device.info();
+
+  auto head_plan = plan_launch(*r.kernel, r.impl, *r.shape, r.head->tunables);
+  if (!head_plan.ok()) return error(head_plan.error().message);
+  std::optional<LaunchPlan> base_plan;
+  if (r.base) {
+    auto plan = plan_launch(*r.kernel, r.impl, *r.shape, r.base->tunables);
+    if (!plan.ok()) return error(plan.error().message);
+    base_plan = std::move(plan.value());
+  }
+  m.bytes_moved = head_plan->total_bytes();
+
+  phase_marker("load reference");
+  auto reference = HostLibrary::open(r.reference->artifact);
+  if (!reference.ok()) return error(reference.error().message);
+  phase_marker("load head");
+  auto head = device.load(*r.head);
+  if (!head.ok()) return fail("head does not load: " + head.error().message);
+  std::unique_ptr<LoadedKernel> base;
+  if (r.base) {
+    phase_marker("load base");
+    auto loaded = device.load(*r.base);
+    if (!loaded.ok()) return error("base does not load: " + loaded.error().message);
+    base = std::move(loaded.value());
+  }
+
+  auto head_buffers = allocate(device, *head_plan);
+  if (!head_buffers.ok()) return error(head_buffers.error().message);
+  std::optional<Buffers> base_buffers;
+  if (r.base) {
+    auto b = allocate(device, *base_plan);
+    if (!b.ok()) return error(b.error().message);
+    base_buffers = std::move(b.value());
+  }
+
+  // Correctness on fresh inputs, then the same inputs again.
+  const Tolerance& tol = r.kernel->tolerance;
+  HostData inputs = make_inputs(*head_plan, r.seed);
+  phase_marker("reference");
+  auto expected = run_reference(**reference, *head_plan, inputs);
+  phase_marker("head check");
+  auto first = run_once(device, **head, *head_plan, *head_buffers, inputs);
+  if (!first.ok()) return fail("head failed to run: " + first.error().message);
+  m.check = compare_outputs(*head_plan, *first, expected, tol);
+  m.check.seed = r.seed;
+  if (!m.check.passed) return fail("wrong result: " + m.check.reason);
+  phase_marker("head repeat");
+  auto second = run_once(device, **head, *head_plan, *head_buffers, inputs);
+  if (!second.ok()) return fail("head failed on its second run: " + second.error().message);
+  m.repeat = compare_runs(*head_plan, *first, *second, tol);
+  m.repeat.seed = r.seed;
+  if (!m.repeat.passed) return fail(m.repeat.reason);
+  if (r.base) {
+    phase_marker("base check");
+    auto out = run_once(device, *base, *base_plan, *base_buffers, inputs);
+    if (!out.ok()) return error("base failed to run: " + out.error().message);
+    m.base_check = compare_outputs(*base_plan, *out, expected, tol);
+  }
+
+  if (r.time) {
+    // Rotate input copies so repeated samples do not read warm caches.
+    size_t cache_bytes = m.device.l2_bytes > 0 ? static_cast<size_t>(m.device.l2_bytes) : (8u << 20);
+    size_t per_copy = std::max<size_t>(head_plan->total_bytes(), 1);
+    int copies = static_cast<int>(std::clamp<size_t>(2 * cache_bytes / per_copy + 1, 1, 4));
+    if (per_copy * copies * (r.base ? 2 : 1) > (size_t{4} << 30)) copies = 1;
+    m.input_copies = copies;
+    std::vector<Buffers> head_sets = {*head_buffers}, base_sets;
+    if (r.base) base_sets.push_back(*base_buffers);
+    for (int c = 1; c < copies; ++c) {
+      auto h = allocate(device, *head_plan);
+      if (!h.ok()) return error(h.error().message);
+      head_sets.push_back(*h);
+      if (r.base) {
+        auto b = allocate(device, *base_plan);
+        if (!b.ok()) return error(b.error().message);
+        base_sets.push_back(*b);
+      }
+    }
+    phase_marker("timing setup");
+    for (int c = 0; c < copies; ++c) {
+      HostData data = make_inputs(*head_plan, r.seed + 100 + c);
+      if (auto s = prepare(device, *head_plan, head_sets[c], data); !s.ok()) return error(s.error().message);
+      if (r.base)
+        if (auto s = prepare(device, *base_plan, base_sets[c], data); !s.ok()) return error(s.error().message);
+    }
+    phase_marker("head warmup");
+    for (int w = 0; w < r.warmup; ++w) {
+      if (auto s = device.launch(**head, head_plan->dims, head_sets[w % copies].slots); !s.ok())
+        return fail("head failed during warm-up: " + s.error().message);
+      if (r.base) {
+        phase_marker("base warmup");
+        if (auto s = device.launch(*base, base_plan->dims, base_sets[w % copies].slots); !s.ok())
+          return error("base failed during warm-up: " + s.error().message);
+        phase_marker("head warmup");
+      }
+    }
+    auto start = std::chrono::steady_clock::now();
+    auto take = [&](bool is_head, int round) -> Status {
+      phase_marker(is_head ? "head timing" : "base timing");
+      auto sample = is_head ? device.time_launch(**head, head_plan->dims, head_sets[round % copies].slots)
+                            : device.time_launch(*base, base_plan->dims, base_sets[round % copies].slots);
+      if (!sample.ok()) return sample.error();
+      (is_head ? m.head_seconds : m.base_seconds).push_back(sample->seconds);
+      if (sample->sm_clock_mhz > 0) {
+        (is_head ? m.head_clock_mhz : m.base_clock_mhz).push_back(sample->sm_clock_mhz);
+        if (m.device.peak_sm_clock_mhz > 0 && sample->sm_clock_mhz < 0.9 * m.device.peak_sm_clock_mhz)
+          ++m.throttled_samples;
+      }
+      return {};
+    };
+    for (int round = 0; round < r.max_samples; ++round) {
+      // Alternate the order so drift and cache effects hit both alike.
+      bool head_first = round % 2 == 0;
+      for (int k = 0; k < (r.base ? 2 : 1); ++k) {
+        bool is_head = !r.base || (k == 0) == head_first;
+        if (auto s = take(is_head, round); !s.ok())
+          return is_head ? fail("head failed while timed: " + s.error().message)
+                         : error("base failed while timed: " + s.error().message);
+      }
+      int n = round + 1;
+      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (n >= r.min_samples) {
+        if (elapsed > r.budget_s) break;
+        if (r.enough && n % 5 == 0 && r.enough(m.head_seconds, m.base_seconds)) break;
+      }
+    }
+  }
+
+  // Checked again after timing, on new inputs: results reused between calls fail here.
+  phase_marker("head check after timing");
+  HostData after_inputs = make_inputs(*head_plan, r.seed + 1);
+  auto after_expected = run_reference(**reference, *head_plan, after_inputs);
+  auto after = run_once(device, **head, *head_plan, *head_buffers, after_inputs);
+  if (!after.ok()) return fail("head failed to run after timing: " + after.error().message);
+  m.check_after = compare_outputs(*head_plan, *after, after_expected, tol);
+  m.check_after.seed = r.seed + 1;
+  if (!m.check_after.passed) return fail("wrong result on new inputs after timing: " + m.check_after.reason);
+
+  m.status = MeasureStatus::kPass;
+  return m;
+}
+
+}  // namespace kgate

@@ -1,0 +1,48 @@
+#pragma once
+// Checks and times one kernel on one shape on a Device, in this process.
+// Use measure_shape (isolated_measure.h) to run it in a child process.
+//
+// Order of work, each step on fresh data: check the head against the
+// reference (seed), run it again on the same inputs and compare (races),
+// check the base if given, time head and base interleaved with alternating
+// order over rotated input copies, then check the head again on new inputs
+// (seed + 1) so results reused between calls are caught.
+#include <functional>
+#include <vector>
+
+#include "core/manifest.h"
+#include "runner/backend.h"
+#include "runner/measurement.h"
+#include "runner/program.h"
+
+namespace kgate {
+
+// Decides, from the samples so far, that timing may stop (the gate's
+// adaptive rule). Called every few rounds.
+using EnoughSamples = std::function<bool(const std::vector<double>& head, const std::vector<double>& base)>;
+
+struct MeasureRequest {
+  const Kernel* kernel = nullptr;
+  const Implementation* impl = nullptr;
+  const Shape* shape = nullptr;
+  Backend* backend = nullptr;
+  int gpu = 0;
+  const Program* head = nullptr;
+  const Program* base = nullptr;  // null: no A/B, head alone
+  const Program* reference = nullptr;
+  uint64_t seed = 1;
+
+  bool time = true;         // false: correctness only
+  int warmup = 5;
+  int min_samples = 10;     // per program
+  int max_samples = 30;     // per program
+  double budget_s = 5.0;    // wall time for the timing loop
+  EnoughSamples enough;     // null: stop at max_samples
+  double time_limit_s = 60; // the child is killed past this (a hang)
+};
+
+// Runs the steps above; `phase_marker` names each step on stderr so a crash
+// can be attributed by the parent.
+ShapeMeasurement measure_in_process(const MeasureRequest& request);
+
+}  // namespace kgate

@@ -1,0 +1,86 @@
+#include "runner/kernel_run.h"
+
+#include <chrono>
+
+#include "core/log.h"
+#include "runner/isolated_measure.h"
+#include "runner/reference.h"
+
+namespace kgate {
+
+bool KernelRunReport::passed() const {
+  if (!compiled) return false;
+  for (const ShapeMeasurement& m : shapes)
+    if (m.status != MeasureStatus::kPass) return false;
+  return true;
+}
+
+nlohmann::json KernelRunReport::to_json() const {
+  nlohmann::json j = {{"kernel", kernel}, {"backend", backend}, {"compiled", compiled},
+                      {"passed", passed()}, {"shapes", nlohmann::json::array()}};
+  if (compiled) j["program"] = program.to_json();
+  else j["compile_error"] = compile_error;
+  for (const ShapeMeasurement& m : shapes) j["shapes"].push_back(m.to_json());
+  return j;
+}
+
+Result<KernelRunReport> run_kernel(const Manifest& manifest, const Kernel& kernel, Backend& backend,
+                                   const KernelRunOptions& options) {
+  KernelRunReport report;
+  report.kernel = kernel.name;
+  report.backend = backend.name();
+  const Implementation* impl = kernel.implementation(backend.name());
+  if (!impl)
+    return Error::bad_input(kernel.name + " has no \"" + backend.name() + "\" implementation in " +
+                            manifest.path.string());
+  if (!options.shape.empty() && !kernel.shape(options.shape))
+    return Error::bad_input(kernel.name + " has no shape '" + options.shape + "'");
+
+  progress("compiling " + kernel.name + " (" + backend.name() + ")");
+  CompileRequest request;
+  request.kernel = &kernel;
+  request.impl = impl;
+  request.root = manifest.root;
+  auto compiled = backend.compile(request);
+  if (!compiled.ok()) return compiled.error();
+  if (!compiled->ok) {
+    report.compile_error = compiled->digest();
+    return report;
+  }
+  report.compiled = true;
+  report.program = compiled->program;
+
+  auto reference = build_reference(kernel, manifest.root);
+  if (!reference.ok()) return reference.error();
+  if (!reference->ok)
+    return Error::bad_input("the reference of " + kernel.name + " (" + kernel.reference.source +
+                            ") does not compile:\n" + reference->digest());
+
+  uint64_t seed = options.seed ? options.seed
+                               : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  for (size_t i = 0; i < kernel.shapes.size(); ++i) {
+    const Shape& shape = kernel.shapes[i];
+    if (!options.shape.empty() && shape.name != options.shape) continue;
+    if (!shape.runs_on(backend.name())) continue;
+    progress("measuring " + kernel.name + " / " + shape.name);
+    MeasureRequest m;
+    m.kernel = &kernel;
+    m.impl = impl;
+    m.shape = &shape;
+    m.backend = &backend;
+    m.gpu = options.gpu;
+    m.head = &report.program;
+    m.reference = &reference->program;
+    m.seed = seed + i * 1000;
+    m.time = options.time;
+    m.warmup = kernel.timing.warmup;
+    m.min_samples = kernel.timing.samples;
+    m.max_samples = kernel.timing.samples;
+    m.budget_s = kernel.timing.time_limit_s;
+    m.time_limit_s = kernel.timing.time_limit_s;
+    report.shapes.push_back(measure_shape(m));
+  }
+  return report;
+}
+
+}  // namespace kgate

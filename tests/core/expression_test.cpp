@@ -1,0 +1,81 @@
+#include "core/expression.h"
+
+#include <gtest/gtest.h>
+
+namespace kgate {
+namespace {
+
+int64_t eval(const std::string& text, const Variables& vars = {}) {
+  auto e = Expression::parse(text);
+  EXPECT_TRUE(e.ok()) << (e.ok() ? "" : e.error().message);
+  auto v = e->evaluate(vars);
+  EXPECT_TRUE(v.ok()) << (v.ok() ? "" : v.error().message);
+  return v.ok() ? *v : -999999;
+}
+
+std::string eval_error(const std::string& text, const Variables& vars = {}) {
+  auto e = Expression::parse(text);
+  if (!e.ok()) return e.error().message;
+  auto v = e->evaluate(vars);
+  return v.ok() ? "" : v.error().message;
+}
+
+TEST(Expression, PrecedenceAndAssociativity) {
+  EXPECT_EQ(eval("2 + 3 * 4"), 14);
+  EXPECT_EQ(eval("(2 + 3) * 4"), 20);
+  EXPECT_EQ(eval("20 - 5 - 3"), 12);  // left-associative
+  EXPECT_EQ(eval("100 / 10 / 5"), 2);
+  EXPECT_EQ(eval("7 % 4 * 3"), 9);
+  EXPECT_EQ(eval("-3 * -2"), 6);
+  EXPECT_EQ(eval("- (4 - 10)"), 6);
+  EXPECT_EQ(eval("2 * 3 + 4 * 5 - 6 / 2"), 23);
+}
+
+TEST(Expression, VariablesAndFunctions) {
+  Variables v{{"rows", 3}, {"cols", 4097}, {"BLOCK", 256}};
+  EXPECT_EQ(eval("rows * cols", v), 12291);
+  EXPECT_EQ(eval("ceil_div(cols, BLOCK)", v), 17);
+  EXPECT_EQ(eval("ceil_div(4096, 256)"), 16);
+  EXPECT_EQ(eval("min(rows, cols, 2)", v), 2);
+  EXPECT_EQ(eval("max(rows, ceil_div(cols, BLOCK) * 2)", v), 34);
+  EXPECT_EQ(eval("  rows*(cols+1)  ", v), 12294);
+}
+
+TEST(Expression, NamesListsVariablesNotFunctions) {
+  auto e = Expression::parse("ceil_div(rows * cols, BLOCK) + max(a, 1)");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->names(), (std::set<std::string>{"BLOCK", "a", "cols", "rows"}));
+}
+
+TEST(Expression, OverflowIsAnError) {
+  EXPECT_NE(eval_error("9223372036854775807 + 1").find("overflow"), std::string::npos);
+  EXPECT_NE(eval_error("4294967296 * 4294967296").find("overflow"), std::string::npos);
+  EXPECT_NE(eval_error("99999999999999999999").find("64 bits"), std::string::npos);
+  EXPECT_NE(eval_error("-9223372036854775807 - 2").find("overflow"), std::string::npos);
+  EXPECT_EQ(eval("9223372036854775806 + 1"), INT64_MAX);
+}
+
+TEST(Expression, DivisionByZeroIsAnError) {
+  EXPECT_NE(eval_error("1 / 0").find("division by zero"), std::string::npos);
+  EXPECT_NE(eval_error("5 % (2 - 2)").find("division by zero"), std::string::npos);
+  EXPECT_NE(eval_error("ceil_div(4, n)", {{"n", 0}}).find("division by zero"), std::string::npos);
+}
+
+TEST(Expression, UnknownNameSaysWhatIsKnown) {
+  std::string message = eval_error("rows * colz", {{"rows", 1}, {"cols", 2}});
+  EXPECT_NE(message.find("unknown name 'colz'"), std::string::npos) << message;
+  EXPECT_NE(message.find("cols, rows"), std::string::npos) << message;
+}
+
+TEST(Expression, SyntaxErrorsNameTheColumn) {
+  EXPECT_NE(eval_error("2 +").find("ended"), std::string::npos);
+  EXPECT_NE(eval_error("(2 + 3").find("expected ')'"), std::string::npos);
+  EXPECT_NE(eval_error("2 $ 3").find("column 3"), std::string::npos);
+  EXPECT_NE(eval_error("sqrt(4)").find("unknown function 'sqrt'"), std::string::npos);
+  EXPECT_NE(eval_error("ceil_div(4)").find("2 arguments"), std::string::npos);
+  EXPECT_NE(eval_error("1.5 * 2").find("only integers"), std::string::npos);
+  EXPECT_NE(eval_error("").find("ended"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kgate

@@ -1,0 +1,36 @@
+#pragma once
+// Helpers shared by the test suites: temporary folders, running the kgate
+// binary, writing files.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/subprocess.h"
+
+namespace kgate::testing {
+
+// A fresh folder under the system temp dir, removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+void write(const std::filesystem::path& path, const std::string& content);
+std::string read(const std::filesystem::path& path);
+
+// Runs the built kgate binary with `args`; a private compile cache per test run.
+CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string& cwd = "",
+                         double timeout_s = 300);
+
+std::filesystem::path source_dir();
+std::filesystem::path example_dir();  // examples/llm-ops
+
+}  // namespace kgate::testing

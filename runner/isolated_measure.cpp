@@ -1,6 +1,9 @@
 #include "runner/isolated_measure.h"
 
+#include <optional>
+
 #include "core/subprocess.h"
+#include "runner/gpu_lock.h"
 
 namespace kgate {
 namespace {
@@ -21,6 +24,25 @@ void split_phase(const std::string& err, std::string& phase, std::string& rest) 
 }  // namespace
 
 ShapeMeasurement measure_shape(const MeasureRequest& request) {
+  // One measuring process per GPU on this host: held (in this parent, so the
+  // wait does not count against the child's time limit) until the child ends.
+  std::optional<GpuLock> lock;
+  if (request.backend->needs_device_lock()) {
+    auto name = request.backend->device_lock_name(request.gpu);
+    auto held = name.ok() ? GpuLock::acquire(*name) : Result<GpuLock>(name.error());
+    if (!held.ok()) {
+      ShapeMeasurement m;
+      m.kernel = request.kernel->name;
+      m.shape = request.shape->name;
+      m.phase = request.shape->phase;
+      m.backend = request.backend->name();
+      m.seed = request.seed;
+      m.status = MeasureStatus::kError;
+      m.reason = held.error().message;
+      return m;
+    }
+    lock.emplace(std::move(held.value()));
+  }
   ChildOutcome child = run_in_child(
       [&request]() { return measure_in_process(request).to_json().dump(); }, request.time_limit_s);
   if (child.completed) {

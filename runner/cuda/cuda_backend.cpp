@@ -1,40 +1,61 @@
 #include "runner/cuda/cuda_backend.h"
 
-#include "core/subprocess.h"
-#include "runner/cuda/cuda_driver.h"
+#include "runner/cuda/cuda_compiler.h"
+#include "runner/cuda/cuda_device.h"
+#include "runner/cuda/cuda_toolkit.h"
+#include "runner/cuda/gpu_inventory.h"
 
 namespace kgate {
 namespace {
 
+// Invariant: nothing here initializes CUDA in this process (the parent, which
+// forks measuring children); the driver is touched only in open_device,
+// which runs in the child, and in the inventory's own child.
 class CudaBackend : public Backend {
  public:
+  explicit CudaBackend(std::string arch) : arch_(std::move(arch)) {}
   std::string name() const override { return "cuda"; }
 
   Status available() override {
-    // The probe initializes the driver, which must not happen in a process
-    // that forks measuring children: ask a child.
-    ChildOutcome child = run_in_child([] {
-      Status s = cuda::probe_gpu();
-      return s.ok() ? std::string() : s.error().message;
-    }, 60);
-    if (!child.completed) return Error::infrastructure("no GPU found: the driver probe " + child.describe(60));
-    if (!child.payload.empty()) return Error::infrastructure(child.payload);
+    auto inventory = cuda::gpu_inventory();
+    if (!inventory.ok()) return inventory.error();
     return {};
   }
 
-  Result<CompileOutcome> compile(const CompileRequest&) override {
-    return Error::infrastructure("this build of kgate cannot compile CUDA kernels yet");
+  Result<CompileOutcome> compile(const CompileRequest& request) override {
+    // Compiles for GPU 0's architecture unless told otherwise; kgate run
+    // measures on one GPU model per host.
+    auto arch = cuda::target_arch(0, arch_);
+    if (!arch.ok()) return arch.error();
+    return compiler_.compile(request, *arch);
   }
 
-  Result<std::unique_ptr<Device>> open_device(int) override {
-    return Error::infrastructure("this build of kgate cannot open a CUDA device yet");
+  Result<std::unique_ptr<Device>> open_device(int gpu_index) override {
+    auto device = cuda::CudaDevice::open(gpu_index);
+    if (!device.ok()) return device.error();
+    return std::unique_ptr<Device>(std::move(device.value()));
   }
 
   bool needs_device_lock() const override { return true; }
+
+  Result<std::string> device_lock_name(int gpu_index) override {
+    auto inventory = cuda::gpu_inventory();
+    if (!inventory.ok()) return inventory.error();
+    if (gpu_index < 0 || gpu_index >= static_cast<int>(inventory->gpus.size()))
+      return Error::bad_input("there is no GPU " + std::to_string(gpu_index) + " (" +
+                              std::to_string(inventory->gpus.size()) + " visible)");
+    return inventory->gpus[gpu_index].pci_bus_id;
+  }
+
+ private:
+  std::string arch_;
+  cuda::CudaCompiler compiler_;
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+std::unique_ptr<Backend> make_cuda_backend(const std::string& arch) {
+  return std::make_unique<CudaBackend>(arch);
+}
 
 }  // namespace kgate

@@ -2,11 +2,14 @@
 // The cuda backend: NVRTC (or nvcc) compiles, the driver API loads, launches
 // and times, on one GPU.
 #include <memory>
+#include <string>
 
 #include "runner/backend.h"
 
 namespace kgate {
 
-std::unique_ptr<Backend> make_cuda_backend();
+// `arch` ("sm_90") fixes the compile target; empty: KGATE_CUDA_ARCH, else the
+// GPU's, probed in a child process.
+std::unique_ptr<Backend> make_cuda_backend(const std::string& arch = "");
 
 }  // namespace kgate

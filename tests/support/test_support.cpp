@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -33,7 +34,10 @@ std::string read(const std::filesystem::path& path) {
 }
 
 CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string& cwd, double timeout_s) {
-  std::vector<std::string> argv = {KGATE_BINARY};
+  // KGATE_TEST_BINARY / KGATE_TEST_SOURCE_DIR let the suites run from a copied
+  // tree (the GPU machine), where the build's absolute paths do not exist.
+  const char* binary = std::getenv("KGATE_TEST_BINARY");
+  std::vector<std::string> argv = {binary && *binary ? binary : KGATE_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   CommandOptions options;
   options.cwd = cwd;
@@ -47,7 +51,10 @@ CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string
   return *outcome;
 }
 
-std::filesystem::path source_dir() { return KGATE_SOURCE_DIR; }
+std::filesystem::path source_dir() {
+  const char* dir = std::getenv("KGATE_TEST_SOURCE_DIR");
+  return dir && *dir ? dir : KGATE_SOURCE_DIR;
+}
 std::filesystem::path example_dir() { return source_dir() / "examples" / "llm-ops"; }
 
 }  // namespace kgate::testing

@@ -1,0 +1,12 @@
+#pragma once
+// Tiny kernels the timer needs, written in PTX so they load without a
+// compiler (the driver JITs them once per process, in microseconds):
+//   kgate_wait_flag(flag*, timeout_ns, timed_out*)  holds the stream until the
+//     host sets *flag, so a timed launch is queued before the GPU reaches it;
+//   kgate_sm_clock(out*, spin_ns)  clock64 cycles over a %globaltimer interval;
+//   kgate_empty()  for measuring the overhead that remains.
+namespace kgate::cuda {
+
+extern const char* const kHelperKernelsPtx;
+
+}  // namespace kgate::cuda

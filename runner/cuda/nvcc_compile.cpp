@@ -1,0 +1,45 @@
+// nvcc: a separate program, slower than NVRTC but the compiler most kernel
+// repositories build with; chosen by "compile": {"compiler": "nvcc"}.
+#include "core/file_util.h"
+#include "core/subprocess.h"
+#include "runner/cuda/cuda_toolkit.h"
+#include "runner/cuda/raw_compile.h"
+
+namespace kgate::cuda {
+
+Result<RawCompileOutput> compile_with_nvcc(const RawCompileInput& in,
+                                           const std::filesystem::path& work) {
+  auto nvcc = nvcc_path();
+  if (!nvcc.ok()) return nvcc.error();
+  std::filesystem::create_directories(work);
+  // Keep the repository's file name so diagnostics name it.
+  std::filesystem::path source = work / std::filesystem::path(in.display_name).filename();
+  if (source.extension() != ".cu") source += ".cu";
+  KGATE_RETURN_IF_ERROR(write_file_atomic(source, in.source));
+  std::filesystem::path cubin = work / "out.cubin";
+  std::vector<std::string> argv = {*nvcc,        "-cubin",  "-arch=" + in.arch,
+                                   "-std=c++17", "-Xptxas", "-v"};
+  for (const auto& dir : in.include_dirs) argv.push_back("-I" + dir.string());
+  for (const auto& d : in.defines) argv.push_back("-D" + d);
+  for (const auto& f : in.flags) argv.push_back(f);
+  if (in.line_info) argv.push_back("-lineinfo");
+  argv.insert(argv.end(), {source.string(), "-o", cubin.string()});
+  auto run = run_command(argv, {.timeout_s = 300});
+  if (!run.ok()) return run.error();
+  RawCompileOutput out;
+  out.log = run->err + run->out;
+  // nvcc names the copied file; point diagnostics back at the repository's.
+  for (size_t p; (p = out.log.find(source.string())) != std::string::npos;)
+    out.log.replace(p, source.string().size(), in.display_name);
+  if (!run->succeeded()) {
+    if (run->timed_out) out.log += "\nkgate: nvcc timed out after 300 s";
+    return out;
+  }
+  auto bytes = read_file(cubin);
+  if (!bytes.ok()) return bytes.error();
+  out.cubin = *bytes;
+  out.ok = true;
+  return out;
+}
+
+}  // namespace kgate::cuda

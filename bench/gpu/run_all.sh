@@ -25,9 +25,9 @@ stage() {  # stage NAME SECONDS COMMAND...: one log per stage, a time limit each
   echo "=== $name exit $?" >> "$OUT/$name.log"
   tail -4 "$OUT/$name.log" >&2
 }
-stage tests 200 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests"
-stage kgate_run 100 "$D/bin/kgate" run examples/llm-ops --backend cuda --seed 1 --json "$OUT/kgate_run.json"
-stage bench_cuda 170 "$D/bin/bench_cuda" --manifest examples/llm-ops --json "$OUT/bench_cuda.json"
-stage pytorch 80 python3 "$D/src/bench/pytorch_ops.py" --manifest examples/llm-ops/kgate.json --json "$OUT/pytorch.json"
+stage tests 260 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests"
+stage kgate_run 150 "$D/bin/kgate" run examples/llm-ops --backend cuda --seed 1 --json "$OUT/kgate_run.json"
+stage bench_cuda 100 "$D/bin/bench_cuda" --manifest examples/llm-ops --json "$OUT/bench_cuda.json"
+stage pytorch 60 python3 "$D/src/bench/pytorch_ops.py" --manifest examples/llm-ops/kgate.json --json "$OUT/pytorch.json"
 grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/tests.log"
 tail -n 60 "$OUT/bench_cuda.log"

@@ -1,6 +1,7 @@
 #include "runner/cuda/cuda_device.h"
 
 #include <fstream>
+#include <regex>
 
 #include "core/file_util.h"
 #include "runner/cuda/cuda_driver.h"
@@ -19,12 +20,9 @@ std::string driver_release() {
   std::ifstream in("/proc/driver/nvidia/version");
   std::string line;
   if (!std::getline(in, line)) return "";
-  auto p = line.find("Kernel Module");
-  if (p == std::string::npos) return "";
-  std::string rest = line.substr(p + 13);
-  size_t b = rest.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return rest.substr(b, rest.find_first_of(" \t", b) - b);
+  std::smatch m;
+  if (std::regex_search(line, m, std::regex("(\\d+\\.\\d+(\\.\\d+)?)"))) return m[1];
+  return "";
 }
 
 std::string human_bytes(size_t bytes) {
@@ -46,10 +44,13 @@ Result<std::unique_ptr<CudaDevice>> CudaDevice::open(int gpu_index) {
 }
 
 Status CudaDevice::init(int gpu_index) {
+  // cuInit through the symbol dlsym found, before any cuGetProcAddress: in a
+  // forked child (where this runs) the entry points resolved before cuInit
+  // answered CUDA_ERROR_NOT_INITIALIZED on the H200 machine.
+  KGATE_RETURN_IF_ERROR(probe_gpu());
   auto api = calls();
   if (!api.ok()) return api.error();
   c_ = *api;
-  KGATE_RETURN_IF_ERROR(check(c_->cuInit(0), "cuInit"));
   int count = 0;
   KGATE_RETURN_IF_ERROR(check(c_->cuDeviceGetCount(&count), "cuDeviceGetCount"));
   if (gpu_index < 0 || gpu_index >= count)
@@ -81,7 +82,8 @@ Status CudaDevice::init(int gpu_index) {
   std::string release = driver_release();
   info_.driver = (release.empty() ? "" : release + ", ") + "CUDA " +
                  std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-  info_.runtime = nvrtc_version();
+  // Not nvrtc_version(): that forks, and this process now holds a context.
+  info_.runtime = "CUDA toolkit " + std::to_string(CUDA_VERSION / 1000) + "." + std::to_string(CUDA_VERSION % 1000 / 10);
   info_.arch = "sm_" + std::to_string(major) + std::to_string(minor);
   info_.multiprocessors = sms;
   info_.l2_bytes = l2;

@@ -59,9 +59,16 @@ Result<std::string> nvcc_path() {
 }
 
 std::string nvrtc_version() {
-  int major = 0, minor = 0;
-  nvrtcVersion(&major, &minor);
-  return "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+  // Asked in a child like every NVRTC call (nvrtc_compile.cpp says why), once.
+  static const std::string version = [] {
+    ChildOutcome child = run_in_child([] {
+      int major = 0, minor = 0;
+      nvrtcVersion(&major, &minor);
+      return std::to_string(major) + "." + std::to_string(minor);
+    }, 30);
+    return "nvrtc " + (child.completed ? child.payload : std::string("unknown"));
+  }();
+  return version;
 }
 
 Result<std::string> target_arch(int gpu_index, const std::string& requested) {

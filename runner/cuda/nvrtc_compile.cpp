@@ -1,6 +1,13 @@
-// NVRTC: compiles in process, needs no driver and no GPU, only the toolkit's
-// headers for cuda_fp16.h and friends.
+// NVRTC: needs no driver and no GPU, only the toolkit's headers for
+// cuda_fp16.h and friends. It runs in a forked child: NVRTC 13 loads
+// libcuda and calls cuInit while compiling where a driver is installed, and a
+// process whose driver is initialized cannot hand CUDA to the measuring
+// children it forks later (their cuInit fails with "initialization error").
 #include <nvrtc.h>
+
+#include <cstring>
+
+#include "core/subprocess.h"
 
 #include "runner/cuda/cuda_toolkit.h"
 #include "runner/cuda/raw_compile.h"
@@ -20,7 +27,9 @@ std::string nvrtc_error(nvrtcResult r, const char* what) {
 
 }  // namespace
 
-Result<RawCompileOutput> compile_with_nvrtc(const RawCompileInput& in) {
+namespace {
+
+Result<RawCompileOutput> compile_here(const RawCompileInput& in) {
   auto toolkit = toolkit_include_dir();
   if (!toolkit.ok()) return toolkit.error();
   std::vector<std::string> options = {"--gpu-architecture=" + in.arch, "-std=c++17",
@@ -67,6 +76,38 @@ Result<RawCompileOutput> compile_with_nvrtc(const RawCompileInput& in) {
   }
   nvrtcDestroyProgram(&program);
   return out;
+}
+
+// Payload framing: 'E' + message, or 'R' + ok byte + 8-byte log size + log + cubin.
+std::string encode(const Result<RawCompileOutput>& r) {
+  if (!r.ok()) return "E" + r.error().message;
+  uint64_t n = r->log.size();
+  std::string s = "R";
+  s += r->ok ? '1' : '0';
+  s.append(reinterpret_cast<const char*>(&n), 8);
+  return s + r->log + r->cubin;
+}
+
+Result<RawCompileOutput> decode(const std::string& s) {
+  if (!s.empty() && s[0] == 'E') return Error::infrastructure(s.substr(1));
+  if (s.size() < 10 || s[0] != 'R') return Error::infrastructure("the NVRTC child answered nonsense");
+  uint64_t n = 0;
+  std::memcpy(&n, s.data() + 2, 8);
+  if (s.size() < 10 + n) return Error::infrastructure("the NVRTC child's answer was cut short");
+  RawCompileOutput out;
+  out.ok = s[1] == '1';
+  out.log = s.substr(10, n);
+  out.cubin = s.substr(10 + n);
+  return out;
+}
+
+}  // namespace
+
+Result<RawCompileOutput> compile_with_nvrtc(const RawCompileInput& in) {
+  ChildOutcome child = run_in_child([&in] { return encode(compile_here(in)); }, 300);
+  if (!child.completed)
+    return Error::infrastructure("NVRTC " + child.describe(300) + (child.err_tail.empty() ? "" : ": " + child.err_tail));
+  return decode(child.payload);
 }
 
 }  // namespace kgate::cuda

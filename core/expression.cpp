@@ -94,6 +94,7 @@ class ExpressionParser {
   }
 
   Result<int> parse_number() {
+    size_t start = pos_;
     int64_t value = 0;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
       int digit = text_[pos_] - '0';
@@ -101,8 +102,10 @@ class ExpressionParser {
         return fail("integer literal does not fit in 64 bits");
       ++pos_;
     }
-    if (pos_ < text_.size() && (text_[pos_] == '.' || text_[pos_] == 'e' || text_[pos_] == 'E'))
+    if (pos_ < text_.size() && (text_[pos_] == '.' || text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      pos_ = start;  // point at the number, not at its tail
       return fail("only integers are allowed here");
+    }
     return add(Op::kConstant, {}, value);
   }
 

@@ -33,9 +33,12 @@ const char* kValid = R"~({
 class ManifestLoaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* f : {"scale.cpp", "scale.cu", "scale_ref.cpp"}) testing::write(dir_ / f, "// source\n");
+    for (const char* f : {"scale.cpp", "scale.cu", "scale_ref.cpp"})
+      testing::write(dir_ / f, "// source\n");
   }
-  Result<Manifest> parse(const std::string& text) { return parse_manifest(text, "kgate.json", dir_.path()); }
+  Result<Manifest> parse(const std::string& text) {
+    return parse_manifest(text, "kgate.json", dir_.path());
+  }
   // Applies one textual edit to kValid and returns the load error.
   std::string error_after(const std::string& from, const std::string& to) {
     std::string text = kValid;
@@ -69,7 +72,8 @@ TEST_F(ManifestLoaderTest, LoadsTheValidManifest) {
 TEST_F(ManifestLoaderTest, BadJsonNamesLineAndColumn) {
   auto result = parse("{\n  \"kernels\": [\n    {\"name\": \"x\",,}\n  ]\n}");
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.error().message.find("kgate.json:3:"), std::string::npos) << result.error().message;
+  EXPECT_NE(result.error().message.find("kgate.json:3:"), std::string::npos)
+      << result.error().message;
   EXPECT_NE(result.error().message.find("invalid JSON"), std::string::npos);
 }
 
@@ -80,13 +84,15 @@ struct BrokenCase {
   const char* expected;  // substring of the message, JSON path included
 };
 
-class BrokenManifest : public ManifestLoaderTest, public ::testing::WithParamInterface<BrokenCase> {};
+class BrokenManifest : public ManifestLoaderTest,
+                       public ::testing::WithParamInterface<BrokenCase> {};
 
 TEST_P(BrokenManifest, SaysWhereAndWhat) {
   const BrokenCase& c = GetParam();
   std::string message = error_after(c.from, c.to);
   EXPECT_NE(message.find(c.expected), std::string::npos) << "message was: " << message;
-  EXPECT_EQ(message.rfind("kgate.json: ", 0), 0u) << "message must start with the file: " << message;
+  EXPECT_EQ(message.rfind("kgate.json: ", 0), 0u)
+      << "message must start with the file: " << message;
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -101,20 +107,28 @@ INSTANTIATE_TEST_SUITE_P(
         BrokenCase{"UnknownVariable", R"~("count": "n", "role")~", R"~("count": "rows", "role")~",
                    "kernels[0].args[0].count: in expression \"rows\": unknown name 'rows'"},
         BrokenCase{"DivisionByZero", R"~("ceil_div(n, BLOCK)")~", R"~("n / (BLOCK - 256)")~",
-                   "kernels[0].impl.cuda.launch.grid[0]: in expression \"n / (BLOCK - 256)\": division by zero"},
-        BrokenCase{"DuplicateKernelNames", R"~(}]
-})~", R"~(}, {"name": "scale", "impl": {"host": {"source": "scale.cpp", "entry": "scale"}},
+                   "kernels[0].impl.cuda.launch.grid[0]: in expression \"n / (BLOCK - 256)\": "
+                   "division by zero"},
+        BrokenCase{
+            "DuplicateKernelNames", R"~(}]
+})~",
+            R"~(}, {"name": "scale", "impl": {"host": {"source": "scale.cpp", "entry": "scale"}},
     "args": [{"name": "out", "type": "float*", "count": "n", "role": "output"}],
     "shapes": [{"name": "s", "n": 1}], "reference": {"source": "scale_ref.cpp", "entry": "r"}}]
-})~", "kernels[1].name: duplicate kernel name 'scale'"},
+})~",
+            "kernels[1].name: duplicate kernel name 'scale'"},
         BrokenCase{"DuplicateShapeNames", R"~("name": "big")~", R"~("name": "small")~",
                    "kernels[0].shapes[1].name: duplicate shape name 'small'"},
-        BrokenCase{"MissingReference", R"~("reference": {"source": "scale_ref.cpp", "entry": "scale_ref"},)~", "",
+        BrokenCase{"MissingReference",
+                   R"~("reference": {"source": "scale_ref.cpp", "entry": "scale_ref"},)~", "",
                    "kernels[0].reference: missing"},
-        BrokenCase{"NegativeCount", R"~("count": "n", "role")~", R"~("count": "n - 10", "role")~",
-                   "kernels[0].args[0].count: evaluates to -3 for shape 'small'; expected at least 1"},
-        BrokenCase{"EmptyShapes", R"~("shapes": [{"name": "small", "phase": "decode", "n": 7}, {"name": "big", "phase": "prefill", "n": 4096}])~",
-                   R"~("shapes": [])~", "kernels[0].shapes: missing or empty"},
+        BrokenCase{
+            "NegativeCount", R"~("count": "n", "role")~", R"~("count": "n - 10", "role")~",
+            "kernels[0].args[0].count: evaluates to -3 for shape 'small'; expected at least 1"},
+        BrokenCase{
+            "EmptyShapes",
+            R"~("shapes": [{"name": "small", "phase": "decode", "n": 7}, {"name": "big", "phase": "prefill", "n": 4096}])~",
+            R"~("shapes": [])~", "kernels[0].shapes: missing or empty"},
         BrokenCase{"MissingSourceFile", R"~("source": "scale.cu")~", R"~("source": "nope.cu")~",
                    "kernels[0].impl.cuda.source: file 'nope.cu' not found"},
         BrokenCase{"UnknownKey", R"~("tolerance":)~", R"~("tolerence":)~",
@@ -125,12 +139,14 @@ INSTANTIATE_TEST_SUITE_P(
                    "kernels[0].args: no output"},
         BrokenCase{"ScalarWithoutValue", R"~("value": 2.5)~", R"~("valu": 2.5)~",
                    "kernels[0].args[3]: unknown key 'valu'"},
-        BrokenCase{"FloatInIntegerExpression", R"~("value": "n")~", R"~("value": "n * 1.5")~",
-                   "kernels[0].args[2].value: in expression \"n * 1.5\" at column 5: only integers"},
-        BrokenCase{"LaunchMissingForCuda", R"~("launch": {"grid": ["ceil_div(n, BLOCK)"], "block": ["BLOCK"]},)~", "",
+        BrokenCase{
+            "FloatInIntegerExpression", R"~("value": "n")~", R"~("value": "n * 1.5")~",
+            "kernels[0].args[2].value: in expression \"n * 1.5\" at column 5: only integers"},
+        BrokenCase{"LaunchMissingForCuda",
+                   R"~("launch": {"grid": ["ceil_div(n, BLOCK)"], "block": ["BLOCK"]},)~", "",
                    "kernels[0].impl.cuda.launch: missing"},
-        BrokenCase{"OverflowingCount", R"~("count": "n", "role")~", R"~("count": "n * 4611686018427387904", "role")~",
-                   "integer overflow"}),
+        BrokenCase{"OverflowingCount", R"~("count": "n", "role")~",
+                   R"~("count": "n * 4611686018427387904", "role")~", "integer overflow"}),
     [](const ::testing::TestParamInfo<BrokenCase>& info) { return info.param.name; });
 
 TEST_F(ManifestLoaderTest, NoKernelsIsAnError) {
@@ -156,7 +172,8 @@ TEST_F(ManifestLoaderTest, TheExampleManifestLoads) {
     std::set<std::string> phases;
     for (const Shape& s : k.shapes) phases.insert(s.phase);
     // Every example kernel declares all three shape families.
-    EXPECT_TRUE(phases.count("decode") && phases.count("prefill") && phases.count("edge")) << k.name;
+    EXPECT_TRUE(phases.count("decode") && phases.count("prefill") && phases.count("edge"))
+        << k.name;
   }
 }
 

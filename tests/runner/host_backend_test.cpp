@@ -15,11 +15,14 @@ class HostBackendTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // A private compile cache, so the test compiles for real.
-    setenv("KGATE_CACHE_DIR", (std::filesystem::temp_directory_path() /
-                               ("kgate-test-cache-" + std::to_string(getpid()))).c_str(), 1);
+    setenv(
+        "KGATE_CACHE_DIR",
+        (std::filesystem::temp_directory_path() / ("kgate-test-cache-" + std::to_string(getpid())))
+            .c_str(),
+        1);
   }
-  KernelRunReport run(const Manifest& manifest, const std::string& kernel, const std::string& shape = "",
-                      bool time = true) {
+  KernelRunReport run(const Manifest& manifest, const std::string& kernel,
+                      const std::string& shape = "", bool time = true) {
     auto backend = make_host_backend();
     KernelRunOptions options;
     options.shape = shape;
@@ -48,7 +51,8 @@ TEST_F(HostBackendTest, ExampleKernelsPassOnEveryHostShape) {
     for (const Shape& s : kernel.shapes) host_shapes += s.runs_on("host");
     EXPECT_EQ(report.shapes.size(), host_shapes);
     for (const ShapeMeasurement& m : report.shapes) {
-      EXPECT_EQ(m.status, MeasureStatus::kPass) << kernel.name << "/" << m.shape << ": " << m.reason;
+      EXPECT_EQ(m.status, MeasureStatus::kPass)
+          << kernel.name << "/" << m.shape << ": " << m.reason;
       EXPECT_TRUE(m.check.passed && m.check_after.passed);
     }
   }
@@ -84,20 +88,26 @@ TEST_P(BadKernelTest, FailsWithTheRightReason) {
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, BadKernelTest,
-    ::testing::Values(BadCase{"segfault", "the kernel crashed during head check (killed by signal 11"},
-                      BadCase{"hang", "the kernel hung during head check (timed out after 3 s)"},
-                      BadCase{"skip_last", "element 999 of 'out' was not written"},
-                      BadCase{"nan_result", "element 500 of 'out' is nan"},
-                      BadCase{"racy", "race: element 0 of 'out' changed between two runs on the same input"},
-                      BadCase{"stale", "wrong result on new inputs after timing"},
-                      BadCase{"wrong", "wrong result: element 0 of 'out'"}),
+    ::testing::Values(
+        BadCase{"segfault", "the kernel crashed during head check (killed by signal 11"},
+        BadCase{"hang", "the kernel hung during head check (timed out after 3 s)"},
+        BadCase{"skip_last", "element 999 of 'out' was not written"},
+        BadCase{"nan_result", "element 500 of 'out' is nan"},
+        BadCase{"racy", "race: element 0 of 'out' changed between two runs on the same input"},
+        BadCase{"stale", "wrong result on new inputs after timing"},
+        BadCase{"wrong", "wrong result: element 0 of 'out'"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.kernel); });
 
 TEST_F(HostBackendTest, SignatureMismatchIsACompileErrorNamingTheFunction) {
   testing::TempDir dir;
-  testing::write(dir / "k.cpp", "void k(float* out, const float* x, int n) { for (int i = 0; i < n; ++i) out[i] = x[i]; }\n");
-  testing::write(dir / "ref.cpp", "void r(double* out, const float* x, int n, float s) { for (int i = 0; i < n; ++i) out[i] = x[i]; }\n");
-  testing::write(dir / "kgate.json", R"({"kernels": [{"name": "k", "impl": {"host": {"source": "k.cpp", "entry": "k"}},
+  testing::write(
+      dir / "k.cpp",
+      "void k(float* out, const float* x, int n) { for (int i = 0; i < n; ++i) out[i] = x[i]; }\n");
+  testing::write(dir / "ref.cpp",
+                 "void r(double* out, const float* x, int n, float s) { for (int i = 0; i < n; "
+                 "++i) out[i] = x[i]; }\n");
+  testing::write(dir / "kgate.json",
+                 R"({"kernels": [{"name": "k", "impl": {"host": {"source": "k.cpp", "entry": "k"}},
     "args": [{"name": "out", "type": "float*", "count": "n", "role": "output"}, {"name": "x", "type": "float*", "count": "n"},
              {"name": "n", "type": "int32", "value": "n"}, {"name": "s", "type": "float32", "value": 1}],
     "shapes": [{"name": "a", "n": 4}], "reference": {"source": "ref.cpp", "entry": "r"}}]})");

@@ -195,14 +195,17 @@ int main(int argc, char** argv) {
   for (bool flush : {true, false})
     for (bool hide : {true, false}) {
       double v = empty_median(flush, hide);
-      std::string key = std::string(flush ? "flush" : "no_flush") + (hide ? "_wait_kernel" : "_plain");
+      std::string key =
+          std::string(flush ? "flush" : "no_flush") + (hide ? "_wait_kernel" : "_plain");
       report["empty_kernel_us"][key] = v;
-      std::printf("  L2 flush %-3s  wait kernel %-3s  %.2f us\n", flush ? "on" : "off", hide ? "on" : "off", v);
+      std::printf("  L2 flush %-3s  wait kernel %-3s  %.2f us\n", flush ? "on" : "off",
+                  hide ? "on" : "off", v);
     }
   device.set_timing_options({});
 
   std::printf(
-      "\n## Kernels\n\n| kernel | shape | median us | warm, plain events median us | GB/s | of copy | SM MHz "
+      "\n## Kernels\n\n| kernel | shape | median us | warm, plain events median us | GB/s | of "
+      "copy | SM MHz "
       "| A/A spread | "
       "A/A ratios |\n|---|---|---|---|---|---|---|---|---|\n");
   report["kernels"] = nlohmann::json::array();

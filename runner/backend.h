@@ -25,7 +25,9 @@ class Backend {
   virtual bool needs_device_lock() const { return false; }
   // What names GPU `gpu_index` for the per-device lock (gpu_lock.h): the same
   // string in every process on the host that would use that device.
-  virtual Result<std::string> device_lock_name(int gpu_index) { return name() + "-" + std::to_string(gpu_index); }
+  virtual Result<std::string> device_lock_name(int gpu_index) {
+    return name() + "-" + std::to_string(gpu_index);
+  }
 };
 
 // "host" or "cuda"; an unknown name is a bad-input error.

@@ -83,7 +83,8 @@ Status CudaDevice::init(int gpu_index) {
   info_.driver = (release.empty() ? "" : release + ", ") + "CUDA " +
                  std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
   // Not nvrtc_version(): that forks, and this process now holds a context.
-  info_.runtime = "CUDA toolkit " + std::to_string(CUDA_VERSION / 1000) + "." + std::to_string(CUDA_VERSION % 1000 / 10);
+  info_.runtime = "CUDA toolkit " + std::to_string(CUDA_VERSION / 1000) + "." +
+                  std::to_string(CUDA_VERSION % 1000 / 10);
   info_.arch = "sm_" + std::to_string(major) + std::to_string(minor);
   info_.multiprocessors = sms;
   info_.l2_bytes = l2;

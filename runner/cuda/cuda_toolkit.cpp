@@ -61,11 +61,13 @@ Result<std::string> nvcc_path() {
 std::string nvrtc_version() {
   // Asked in a child like every NVRTC call (nvrtc_compile.cpp says why), once.
   static const std::string version = [] {
-    ChildOutcome child = run_in_child([] {
-      int major = 0, minor = 0;
-      nvrtcVersion(&major, &minor);
-      return std::to_string(major) + "." + std::to_string(minor);
-    }, 30);
+    ChildOutcome child = run_in_child(
+        [] {
+          int major = 0, minor = 0;
+          nvrtcVersion(&major, &minor);
+          return std::to_string(major) + "." + std::to_string(minor);
+        },
+        30);
     return "nvrtc " + (child.completed ? child.payload : std::string("unknown"));
   }();
   return version;

@@ -90,7 +90,8 @@ std::string encode(const Result<RawCompileOutput>& r) {
 
 Result<RawCompileOutput> decode(const std::string& s) {
   if (!s.empty() && s[0] == 'E') return Error::infrastructure(s.substr(1));
-  if (s.size() < 10 || s[0] != 'R') return Error::infrastructure("the NVRTC child answered nonsense");
+  if (s.size() < 10 || s[0] != 'R')
+    return Error::infrastructure("the NVRTC child answered nonsense");
   uint64_t n = 0;
   std::memcpy(&n, s.data() + 2, 8);
   if (s.size() < 10 + n) return Error::infrastructure("the NVRTC child's answer was cut short");
@@ -106,7 +107,8 @@ Result<RawCompileOutput> decode(const std::string& s) {
 Result<RawCompileOutput> compile_with_nvrtc(const RawCompileInput& in) {
   ChildOutcome child = run_in_child([&in] { return encode(compile_here(in)); }, 300);
   if (!child.completed)
-    return Error::infrastructure("NVRTC " + child.describe(300) + (child.err_tail.empty() ? "" : ": " + child.err_tail));
+    return Error::infrastructure("NVRTC " + child.describe(300) +
+                                 (child.err_tail.empty() ? "" : ": " + child.err_tail));
   return decode(child.payload);
 }
 

@@ -33,7 +33,8 @@ std::string read(const std::filesystem::path& path) {
   return s.str();
 }
 
-CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string& cwd, double timeout_s) {
+CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string& cwd,
+                         double timeout_s) {
   // KGATE_TEST_BINARY / KGATE_TEST_SOURCE_DIR let the suites run from a copied
   // tree (the GPU machine), where the build's absolute paths do not exist.
   const char* binary = std::getenv("KGATE_TEST_BINARY");
@@ -55,6 +56,8 @@ std::filesystem::path source_dir() {
   const char* dir = std::getenv("KGATE_TEST_SOURCE_DIR");
   return dir && *dir ? dir : KGATE_SOURCE_DIR;
 }
-std::filesystem::path example_dir() { return source_dir() / "examples" / "llm-ops"; }
+std::filesystem::path example_dir() {
+  return source_dir() / "examples" / "llm-ops";
+}
 
 }  // namespace kgate::testing

@@ -142,7 +142,7 @@ TEST(Baseline, GateReportShowsHeadAgainstStoredBaseline) {
   EXPECT_FALSE(gate.shapes[0].baseline->within_band);
   GateReport report;
   report.kernels.push_back(gate);
-  EXPECT_NE(render_markdown(report).find("stored 20."), std::string::npos) << render_markdown(report);
+  EXPECT_NE(render_markdown(report).find("(stored 19.99 us, +10.1%)"), std::string::npos) << render_markdown(report);
   // The report survives JSON.
   GateReport back = GateReport::from_json(nlohmann::json::parse(report.to_json().dump()));
   ASSERT_TRUE(back.kernels[0].shapes[0].baseline);

@@ -187,7 +187,7 @@ TEST(Verdict, PolicyBands) {
   EXPECT_FALSE(breaks_policy(Verdict::kSlower, interval(1.02, 1.01, 1.03), p));
   EXPECT_EQ(decide(interval(1.005, 1.001, 1.009), p), Verdict::kSame);  // below resolution
   EXPECT_EQ(decide(interval(0.90, 0.88, 0.92), p), Verdict::kFaster);
-  EXPECT_EQ(decide(interval(0.98, 0.97, 0.99), p), Verdict::kSame);  // below min_improvement
+  EXPECT_EQ(decide(interval(0.98, 0.975, 0.99), p), Verdict::kSame);  // below min_improvement
   EXPECT_EQ(decide(interval(1.0, 0.9, 1.1), p), Verdict::kInconclusive);
   EXPECT_EQ(verdict_from_string("inconclusive"), Verdict::kInconclusive);
 }

@@ -32,8 +32,8 @@ struct Rates {
 
 // One trial: kgate on an interleaved A/B run; the two simpler rules on the
 // same session's head samples against a baseline stored in another session.
-void trial(const Scenario& sc, double shift, uint64_t seed, int max_rounds, const GatePolicy& policy, Rates& r,
-           bool aa) {
+void trial(const Scenario& sc, double shift, uint64_t seed, int max_rounds,
+           const GatePolicy& policy, Rates& r, bool aa) {
   SimulatedGate g = simulate_gate(sc.model, 1 + shift, seed, policy, 20, max_rounds);
   std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
   std::normal_distribution<double> z;
@@ -44,7 +44,8 @@ void trial(const Scenario& sc, double shift, uint64_t seed, int max_rounds, cons
   TimingSimulator now(sc.model, 1 + shift, seed * 17 + 3);
   std::vector<double> head20;
   for (int i = 0; i < 20; ++i) head20.push_back(now.next_round().first);
-  double p10 = quantile(baseline, 0.1), p90 = quantile(baseline, 0.9), med = quantile(baseline, 0.5);
+  double p10 = quantile(baseline, 0.1), p90 = quantile(baseline, 0.9),
+         med = quantile(baseline, 0.5);
   double head_median = quantile(head20, 0.5), single = head20.front();
   ++r.trials;
   r.rounds += g.rounds;
@@ -73,28 +74,41 @@ int main(int argc, char** argv) {
   int max_rounds = argc > 2 ? std::atoi(argv[2]) : 3000;
   GatePolicy policy;  // defaults: 99% confidence, 1% resolution, fail above +3%
   std::vector<Scenario> scenarios = {
-      {"20us kernel, gpu-like noise 1%, baselines drift 1%/day", {NoiseShape::kGpuLike, 20e-6, 0.01}, 0.01},
-      {"3us kernel, gpu-like noise 4%, baselines drift 1%/day", {NoiseShape::kGpuLike, 3e-6, 0.04}, 0.01},
-      {"20us kernel, gpu-like noise 1%, no day-to-day drift", {NoiseShape::kGpuLike, 20e-6, 0.01}, 0.0},
+      {"20us kernel, gpu-like noise 1%, baselines drift 1%/day",
+       {NoiseShape::kGpuLike, 20e-6, 0.01},
+       0.01},
+      {"3us kernel, gpu-like noise 4%, baselines drift 1%/day",
+       {NoiseShape::kGpuLike, 3e-6, 0.04},
+       0.01},
+      {"20us kernel, gpu-like noise 1%, no day-to-day drift",
+       {NoiseShape::kGpuLike, 20e-6, 0.01},
+       0.0},
       {"20us kernel, heavy outliers 2%", {NoiseShape::kOutliers, 20e-6, 0.02}, 0.0},
       {"20us kernel, bimodal clocks", {NoiseShape::kBimodal, 20e-6, 0.01}, 0.0},
   };
-  std::printf("trials per cell: %d (A/A: %d), kgate max rounds: %d, policy: %.0f%% confidence, resolution %.0f%%, "
-              "fail above +%.0f%%\n\n",
-              trials, 2 * trials, max_rounds, policy.confidence * 100, policy.resolution * 100,
-              policy.max_regression * 100);
-  std::printf("| scenario | planted | kgate flags | kgate fails gate | kgate mean rounds | median-of-20 vs P10-P90 | "
-              "single run vs 5%% |\n|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "trials per cell: %d (A/A: %d), kgate max rounds: %d, policy: %.0f%% confidence, resolution "
+      "%.0f%%, "
+      "fail above +%.0f%%\n\n",
+      trials, 2 * trials, max_rounds, policy.confidence * 100, policy.resolution * 100,
+      policy.max_regression * 100);
+  std::printf(
+      "| scenario | planted | kgate flags | kgate fails gate | kgate mean rounds | median-of-20 vs "
+      "P10-P90 | "
+      "single run vs 5%% |\n|---|---|---|---|---|---|---|\n");
   for (const Scenario& sc : scenarios) {
     for (double shift : {0.0, 0.02, 0.05, 0.10}) {
       Rates r;
       int n = shift == 0 ? 2 * trials : trials;
       for (int t = 0; t < n; ++t)
-        trial(sc, shift, 1000003ULL * (t + 1) + static_cast<uint64_t>(shift * 1000), max_rounds, policy, r, shift == 0);
-      std::printf("| %s | %s | %s | %s | %.0f | %s | %s |\n", sc.name.c_str(),
-                  shift == 0 ? "A/A" : ("+" + std::to_string(static_cast<int>(shift * 100)) + "%").c_str(),
-                  pct(r.kgate_alarm, r.trials).c_str(), pct(r.kgate_fail, r.trials).c_str(), r.rounds / r.trials,
-                  pct(r.band_alarm, r.trials).c_str(), pct(r.fixed_alarm, r.trials).c_str());
+        trial(sc, shift, 1000003ULL * (t + 1) + static_cast<uint64_t>(shift * 1000), max_rounds,
+              policy, r, shift == 0);
+      std::printf(
+          "| %s | %s | %s | %s | %.0f | %s | %s |\n", sc.name.c_str(),
+          shift == 0 ? "A/A" : ("+" + std::to_string(static_cast<int>(shift * 100)) + "%").c_str(),
+          pct(r.kgate_alarm, r.trials).c_str(), pct(r.kgate_fail, r.trials).c_str(),
+          r.rounds / r.trials, pct(r.band_alarm, r.trials).c_str(),
+          pct(r.fixed_alarm, r.trials).c_str());
       std::fflush(stdout);
     }
   }

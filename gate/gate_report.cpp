@@ -139,18 +139,21 @@ std::string render_markdown(const GateReport& report, size_t max_chars) {
   std::string out = std::string("## kgate: ") + (report.passed() ? "passed" : "failed") + "\n\n";
   std::string line;
   if (!report.base.empty())
-    line += "`" + report.base + "` (" + report.base_commit.substr(0, 12) + ") → `" + report.head + "` (" +
-            report.head_commit.substr(0, 12) + ")";
+    line += "`" + report.base + "` (" + report.base_commit.substr(0, 12) + ") → `" + report.head +
+            "` (" + report.head_commit.substr(0, 12) + ")";
   std::string device;
   for (const KernelGate& k : report.kernels)
     if (!k.device.name.empty()) device = k.device.name;
-  if (!device.empty()) line += (line.empty() ? "On " : " on ") + device + ".";
-  else if (!line.empty()) line += ".";
+  if (!device.empty())
+    line += (line.empty() ? "On " : " on ") + device + ".";
+  else if (!line.empty())
+    line += ".";
   if (!report.kernels.empty()) {
     const GatePolicy& p = report.kernels.front().policy;
     char buf[200];
     std::snprintf(buf, sizeof buf,
-                  "Policy: fail above %+.1f%%, report faster beyond %.1f%%, %.0f%% confidence, %.2g s per shape.",
+                  "Policy: fail above %+.1f%%, report faster beyond %.1f%%, %.0f%% confidence, "
+                  "%.2g s per shape.",
                   p.max_regression * 100, p.min_improvement * 100, p.confidence * 100, p.budget_s);
     line += (line.empty() ? "" : " ") + std::string(buf);
   }

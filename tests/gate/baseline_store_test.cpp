@@ -43,8 +43,8 @@ TEST(BaselineStore, SlugsAndPaths) {
 TEST(BaselineStore, RoundTripsAndAppends) {
   testing::TempDir dir;
   auto path = baseline_path(dir.path(), "NVIDIA H200", "rmsnorm");
-  BaselineEntry first = baseline_entry({measured("decode-b1", 20e-6, 1), measured("prefill", 400e-6, 2)},
-                                       "abc123", "v1");
+  BaselineEntry first = baseline_entry(
+      {measured("decode-b1", 20e-6, 1), measured("prefill", 400e-6, 2)}, "abc123", "v1");
   auto saved = append_baseline(path, "rmsnorm", first);
   ASSERT_TRUE(saved.ok()) << saved.error().message;
   auto loaded = load_baseline(path);
@@ -70,7 +70,9 @@ TEST(BaselineStore, RoundTripsAndAppends) {
   EXPECT_LT(s->p75_s, s->p90_s);
   EXPECT_EQ(file.to_json(), BaselineFile::from_json(file.to_json())->to_json());
 
-  ASSERT_TRUE(append_baseline(path, "rmsnorm", baseline_entry({measured("decode-b1", 21e-6, 3)}, "def", "v2")).ok());
+  ASSERT_TRUE(append_baseline(path, "rmsnorm",
+                              baseline_entry({measured("decode-b1", 21e-6, 3)}, "def", "v2"))
+                  .ok());
   auto again = load_baseline(path);
   ASSERT_EQ((*again)->history.size(), 2u);
   EXPECT_EQ((*again)->latest()->environment.revision, "v2");
@@ -98,7 +100,8 @@ TEST(Drift, FindsAPlantedLevelShift) {
   std::lognormal_distribution<double> noise(0, 0.01);
   std::vector<double> series;
   for (int i = 0; i < 30; ++i) series.push_back(20e-6 * noise(rng));
-  for (int i = 0; i < 20; ++i) series.push_back(21.6e-6 * noise(rng));  // +8% from entry 30 (a driver update)
+  for (int i = 0; i < 20; ++i)
+    series.push_back(21.6e-6 * noise(rng));  // +8% from entry 30 (a driver update)
   auto points = find_change_points(series);
   ASSERT_EQ(points.size(), 1u);
   EXPECT_NEAR(points[0].index, 30, 1);
@@ -142,7 +145,8 @@ TEST(Baseline, GateReportShowsHeadAgainstStoredBaseline) {
   EXPECT_FALSE(gate.shapes[0].baseline->within_band);
   GateReport report;
   report.kernels.push_back(gate);
-  EXPECT_NE(render_markdown(report).find("(stored 19.99 us, +10.1%)"), std::string::npos) << render_markdown(report);
+  EXPECT_NE(render_markdown(report).find("(stored 19.99 us, +10.1%)"), std::string::npos)
+      << render_markdown(report);
   // The report survives JSON.
   GateReport back = GateReport::from_json(nlohmann::json::parse(report.to_json().dump()));
   ASSERT_TRUE(back.kernels[0].shapes[0].baseline);

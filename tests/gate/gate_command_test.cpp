@@ -8,71 +8,11 @@
 
 #include "core/subprocess.h"
 #include "git_fixture.h"
+#include "scale_fixture.h"
 #include "support/test_support.h"
 
 namespace kgate::testing {
 namespace {
-
-// A kernel doing enough work per call to be timed on a CPU; PASSES (from
-// common.h) repeats it, so a header change can make it slower.
-const char* kKernel = R"(// Scales a vector (host kernel for the gate tests).
-#include <kgate_host.h>
-
-#include <cmath>
-#include <cstdint>
-
-#include "common.h"
-
-void scale(float* out, const float* x, int32_t n) {
-  for (int p = 0; p < PASSES; ++p) {
-    for (int32_t i = 0; i < n; ++i) out[i] = std::sqrt(x[i] * x[i] + 1.0f) * 2.0f;
-    asm volatile("" : : "r"(out) : "memory");  // every pass really stores
-  }
-}
-)";
-
-const char* kWrongKernel = R"(#include <kgate_host.h>
-
-#include <cmath>
-#include <cstdint>
-
-#include "common.h"
-
-void scale(float* out, const float* x, int32_t n) {
-  for (int32_t i = 0; i < n; ++i) out[i] = std::sqrt(x[i] * x[i] + 1.0f) * 2.0f + (i == n / 2 ? 1.0f : 0.0f);
-}
-)";
-
-const char* kReference = R"(#include <kgate_host.h>
-
-#include <cmath>
-#include <cstdint>
-
-void scale_ref(double* out, const float* x, int32_t n) {
-  for (int32_t i = 0; i < n; ++i) out[i] = std::sqrt(double(x[i]) * x[i] + 1.0) * 2.0;
-}
-)";
-
-// Policy generous for a shared CPU (10%), budget small so a run takes seconds.
-const char* kManifest = R"({
-  "kernels": [{
-    "name": "scale",
-    "impl": {"host": {"source": "src/scale.cpp", "entry": "scale", "compile": {"include": ["src/include"]}}},
-    "args": [
-      {"name": "out", "type": "float32*", "count": "n", "role": "output"},
-      {"name": "x",   "type": "float32*", "count": "n"},
-      {"name": "n",   "type": "int32",    "value": "n"}
-    ],
-    "shapes": [
-      {"name": "small", "phase": "decode",  "n": 8192},
-      {"name": "large", "phase": "prefill", "n": 131072}
-    ],
-    "reference": {"source": "ref/scale_ref.cpp", "entry": "scale_ref"},
-    "tolerance": {"atol": 1e-4, "rtol": 1e-4}
-  }],
-  "gate": {"max_regression": 0.10, "min_improvement": 0.10, "confidence": 0.99, "budget_s": 0.3}
-}
-)";
 
 class GateCommand : public ::testing::Test {
  protected:
@@ -88,8 +28,19 @@ class GateCommand : public ::testing::Test {
 
   CommandOutcome gate(const std::string& base_rev, const std::string& head_rev,
                       std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"gate", "--repo", repo->path().string(), "--base", base_rev, "--head", head_rev,
-                                     "--backend", "host", "--json", (dir / "report.json").string(), "--seed", "7"};
+    std::vector<std::string> args = {"gate",
+                                     "--repo",
+                                     repo->path().string(),
+                                     "--base",
+                                     base_rev,
+                                     "--head",
+                                     head_rev,
+                                     "--backend",
+                                     "host",
+                                     "--json",
+                                     (dir / "report.json").string(),
+                                     "--seed",
+                                     "7"};
     args.insert(args.end(), extra.begin(), extra.end());
     return run_kgate(args);
   }
@@ -104,7 +55,9 @@ TEST_F(GateCommand, UnchangedKernelPasses) {
   // A comment-only edit: the kernel is gated (its source changed) and is the same.
   repo->write("src/scale.cpp", std::string("// reformatted\n") + kKernel);
   std::string head = repo->commit("comment");
-  auto out = gate(base, head, {"--markdown", (dir / "gate.md").string(), "--junit", (dir / "junit.xml").string()});
+  auto out =
+      gate(base, head,
+           {"--markdown", (dir / "gate.md").string(), "--junit", (dir / "junit.xml").string()});
   EXPECT_EQ(out.exit_code, 0) << out.out << out.err;
   nlohmann::json j = report();
   ASSERT_EQ(j["kernels"].size(), 1u) << j.dump(1);
@@ -128,10 +81,11 @@ TEST_F(GateCommand, TwiceAsSlowFailsNamingTheShapes) {
   TempDir summary_dir;
   CommandOptions options;
   options.timeout_s = 300;
-  options.env = {{"GITHUB_ACTIONS", "true"}, {"GITHUB_STEP_SUMMARY", (summary_dir / "summary.md").string()}};
-  auto run = run_command({KGATE_BINARY, "gate", "--repo", repo->path().string(), "--base", base, "--head", "feature",
-                          "--backend", "host", "--json", (dir / "report.json").string(), "--junit",
-                          (dir / "junit.xml").string()},
+  options.env = {{"GITHUB_ACTIONS", "true"},
+                 {"GITHUB_STEP_SUMMARY", (summary_dir / "summary.md").string()}};
+  auto run = run_command({KGATE_BINARY, "gate", "--repo", repo->path().string(), "--base", base,
+                          "--head", "feature", "--backend", "host", "--json",
+                          (dir / "report.json").string(), "--junit", (dir / "junit.xml").string()},
                          options);
   ASSERT_TRUE(run.ok()) << run.error().message;
   EXPECT_EQ(run->exit_code, 1) << run->out << run->err;
@@ -145,8 +99,9 @@ TEST_F(GateCommand, TwiceAsSlowFailsNamingTheShapes) {
     EXPECT_EQ(s["verdict"], "slower");
     EXPECT_GT(s["interval"]["estimate"].get<double>(), 1.5) << s.dump(1);
     std::string name = s["shape"];
-    EXPECT_NE(run->out.find("::error file=src/scale.cpp,line=9,title=kgate%3A scale slower on " + name),
-              std::string::npos)
+    EXPECT_NE(
+        run->out.find("::error file=src/scale.cpp,line=9,title=kgate%3A scale slower on " + name),
+        std::string::npos)
         << run->out;
   }
   EXPECT_EQ(failing, 2) << j.dump(1);

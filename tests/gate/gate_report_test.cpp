@@ -35,7 +35,8 @@ GateReport sample_report() {
   k.source = "kernels/rmsnorm.cu";
   k.source_line = 12;
   k.head_compiled = true;
-  k.shapes = {shape("ok-shape", Verdict::kSame, 1.0, false), shape("slow-shape", Verdict::kSlower, 2.0, true)};
+  k.shapes = {shape("ok-shape", Verdict::kSame, 1.0, false),
+              shape("slow-shape", Verdict::kSlower, 2.0, true)};
   r.kernels.push_back(k);
   KernelGate broken;
   broken.kernel = "softmax";
@@ -62,7 +63,8 @@ TEST(GateReport, MarkdownPutsFailuresFirst) {
 
 TEST(GateReport, MarkdownStaysUnderTheLimit) {
   GateReport r = sample_report();
-  for (int i = 0; i < 2000; ++i) r.kernels[0].shapes.push_back(shape("s" + std::to_string(i), Verdict::kSame, 1, false));
+  for (int i = 0; i < 2000; ++i)
+    r.kernels[0].shapes.push_back(shape("s" + std::to_string(i), Verdict::kSame, 1, false));
   std::string md = render_markdown(r, 65000);
   EXPECT_LE(md.size(), 65000u);
   EXPECT_NE(md.find("more rows left out"), std::string::npos);
@@ -71,7 +73,8 @@ TEST(GateReport, MarkdownStaysUnderTheLimit) {
 
 TEST(GateReport, JunitCountsAndEscapes) {
   std::string xml = render_junit(sample_report());
-  EXPECT_NE(xml.find("<testsuites name=\"kgate gate\" tests=\"3\" failures=\"2\" errors=\"0\">"), std::string::npos)
+  EXPECT_NE(xml.find("<testsuites name=\"kgate gate\" tests=\"3\" failures=\"2\" errors=\"0\">"),
+            std::string::npos)
       << xml;
   EXPECT_NE(xml.find("&lt;more&gt;"), std::string::npos);
   EXPECT_EQ(xml.find("<more>"), std::string::npos);
@@ -79,10 +82,12 @@ TEST(GateReport, JunitCountsAndEscapes) {
 
 TEST(GateReport, GithubAnnotationsPointAtTheSource) {
   std::string a = render_github_annotations(sample_report());
-  EXPECT_NE(a.find("::error file=csrc/kernels/rmsnorm.cu,line=12,title=kgate%3A rmsnorm slower on slow-shape::slower, 100%25 <more> than allowed"),
+  EXPECT_NE(a.find("::error file=csrc/kernels/rmsnorm.cu,line=12,title=kgate%3A rmsnorm slower on "
+                   "slow-shape::slower, 100%25 <more> than allowed"),
             std::string::npos)
       << a;
-  EXPECT_NE(a.find("::error file=csrc/kernels/softmax.cu,line=1,title=kgate%3A softmax does not compile::softmax.cu:3: "
+  EXPECT_NE(a.find("::error file=csrc/kernels/softmax.cu,line=1,title=kgate%3A softmax does not "
+                   "compile::softmax.cu:3: "
                    "error: expected ';'%0A"),
             std::string::npos)
       << a;

@@ -36,7 +36,8 @@ namespace git_fixture_detail {
 inline void check(int rc, const char* what) {
   if (rc != 0) {
     const git_error* e = git_error_last();
-    throw std::runtime_error(std::string(what) + ": " + (e && e->message ? e->message : "libgit2 error"));
+    throw std::runtime_error(std::string(what) + ": " +
+                             (e && e->message ? e->message : "libgit2 error"));
   }
 }
 
@@ -58,12 +59,15 @@ inline void GitFixture::write(const std::string& relative, const std::string& co
   std::ofstream(p, std::ios::binary) << content;
 }
 
-inline void GitFixture::remove(const std::string& relative) { std::filesystem::remove(path_ / relative); }
+inline void GitFixture::remove(const std::string& relative) {
+  std::filesystem::remove(path_ / relative);
+}
 
 inline std::string GitFixture::commit(const std::string& message) {
   git_index* index = nullptr;
   git_fixture_detail::check(git_repository_index(&index, repo_), "index");
-  git_fixture_detail::check(git_index_add_all(index, nullptr, GIT_INDEX_ADD_DEFAULT, nullptr, nullptr), "add all");
+  git_fixture_detail::check(
+      git_index_add_all(index, nullptr, GIT_INDEX_ADD_DEFAULT, nullptr, nullptr), "add all");
   git_fixture_detail::check(git_index_update_all(index, nullptr, nullptr, nullptr), "update all");
   git_fixture_detail::check(git_index_write(index), "write index");
   git_oid tree_id, commit_id;
@@ -72,19 +76,22 @@ inline std::string GitFixture::commit(const std::string& message) {
   git_tree* tree = nullptr;
   git_fixture_detail::check(git_tree_lookup(&tree, repo_, &tree_id), "tree lookup");
   git_signature* sig = nullptr;
-  git_fixture_detail::check(git_signature_now(&sig, "kgate test", "test@kgate.invalid"), "signature");
+  git_fixture_detail::check(git_signature_now(&sig, "kgate test", "test@kgate.invalid"),
+                            "signature");
   git_commit* parent = nullptr;
   git_object* head = nullptr;
   int parents = 0;
   if (git_revparse_single(&head, repo_, "HEAD") == 0) {
-    git_fixture_detail::check(git_object_peel(reinterpret_cast<git_object**>(&parent), head, GIT_OBJECT_COMMIT), "peel");
+    git_fixture_detail::check(
+        git_object_peel(reinterpret_cast<git_object**>(&parent), head, GIT_OBJECT_COMMIT), "peel");
     git_object_free(head);
     parents = 1;
   }
   const git_commit* parent_list[] = {parent};
-  git_fixture_detail::check(git_commit_create(&commit_id, repo_, "HEAD", sig, sig, nullptr, message.c_str(), tree, parents,
-                          parents ? parent_list : nullptr),
-        "commit");
+  git_fixture_detail::check(
+      git_commit_create(&commit_id, repo_, "HEAD", sig, sig, nullptr, message.c_str(), tree,
+                        parents, parents ? parent_list : nullptr),
+      "commit");
   if (parent) git_commit_free(parent);
   git_signature_free(sig);
   git_tree_free(tree);

@@ -133,6 +133,29 @@ TEST_F(GateCommand, UnrelatedChangeGatesNothing) {
   EXPECT_NE(out.out.find("no kernel changed"), std::string::npos) << out.out;
 }
 
+TEST_F(GateCommand, AllGatesUnchangedKernelsAndNewKernelsAreCheckedOnly) {
+  repo->write("README.md", "kernels, documented\n");
+  std::string docs = repo->commit("docs");
+  auto out = gate(base, docs, {"--all", "--budget", "0.1"});
+  EXPECT_EQ(out.exit_code, 0) << out.out << out.err;
+  EXPECT_EQ(report()["kernels"][0]["why"], "--all");
+
+  // A second kernel entry appears: it has no base, so it is checked, not timed.
+  nlohmann::json manifest = nlohmann::json::parse(kManifest);
+  nlohmann::json twin = manifest["kernels"][0];
+  twin["name"] = "scale_twin";
+  manifest["kernels"].push_back(twin);
+  repo->write("kgate.json", manifest.dump(2));
+  std::string head = repo->commit("twin");
+  out = gate(docs, head);
+  EXPECT_EQ(out.exit_code, 0) << out.out << out.err;
+  nlohmann::json j = report();
+  ASSERT_EQ(j["kernels"].size(), 1u) << j.dump(1);
+  EXPECT_EQ(j["kernels"][0]["kernel"], "scale_twin");
+  EXPECT_EQ(j["kernels"][0]["why"], "new kernel");
+  for (const auto& s : j["kernels"][0]["shapes"]) EXPECT_EQ(s["verdict"], "new");
+}
+
 TEST_F(GateCommand, ManifestEntryChangeGatesTheKernel) {
   std::string manifest = kManifest;
   manifest.replace(manifest.find("\"rtol\": 1e-4"), 12, "\"rtol\": 2e-4");

@@ -107,6 +107,7 @@ struct GatePolicy {
   double min_improvement = 0.03;  // faster than this is reported as faster
   double confidence = 0.99;       // of the interval on the ratio of medians
   double budget_s = 1.0;          // GPU time per kernel-shape for a verdict
+  double resolution = 0.01;       // changes smaller than this count as no change
 };
 
 struct Kernel {

@@ -81,6 +81,8 @@ std::string describe_github_error(const std::string& method, const std::string& 
   if (j.is_object()) {
     if (j.contains("message") && j["message"].is_string())
       text += ": " + j["message"].get<std::string>();
+    else  // not GitHub's error shape (a proxy, a mock): show what came
+      text += ": " + response.raw.body.substr(0, 500);
     if (j.contains("errors") && j["errors"].is_array()) {
       for (const auto& e : j["errors"]) {
         if (e.is_object()) {

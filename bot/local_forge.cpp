@@ -280,8 +280,12 @@ Status LocalForge::push_branch(const fs::path& repo_dir, const std::string& bran
 }
 
 std::string LocalForge::file_url(const std::string& commit_sha, const std::string& path) const {
-  // Not browsable; `git show <sha>:<path>` prints it.
-  return "git:" + commit_sha + ":" + path;
+  // A copy next to the pull requests, so pulls/<n>.md shows it with a relative link.
+  const std::string rel = "files/" + commit_sha.substr(0, 12) + "/" + path;
+  Result<std::string> content = read_file_at(repo_dir_, commit_sha, path);
+  if (!content.ok() || !write_file_atomic(state_dir_ / rel, *content).ok())
+    return "git:" + commit_sha + ":" + path;  // `git show <sha>:<path>` still prints it
+  return "../" + rel;
 }
 
 }  // namespace kgate::bot

@@ -1,0 +1,174 @@
+#include "bot/git_branch_writer.h"
+
+#include <git2.h>
+
+#include <memory>
+
+#include "bot/redact.h"
+
+namespace kgate::bot {
+namespace {
+
+template <class T, void (*Free)(T*)>
+struct GitPtr {
+  T* p = nullptr;
+  GitPtr() = default;
+  GitPtr(const GitPtr&) = delete;
+  GitPtr& operator=(const GitPtr&) = delete;
+  ~GitPtr() {
+    if (p) Free(p);
+  }
+  T** out() { return &p; }
+  T* get() const { return p; }
+};
+using Repo = GitPtr<git_repository, git_repository_free>;
+using Object = GitPtr<git_object, git_object_free>;
+using Commit = GitPtr<git_commit, git_commit_free>;
+using Tree = GitPtr<git_tree, git_tree_free>;
+using TreeBuilder = GitPtr<git_treebuilder, git_treebuilder_free>;
+using Signature = GitPtr<git_signature, git_signature_free>;
+using Reference = GitPtr<git_reference, git_reference_free>;
+using Blob = GitPtr<git_blob, git_blob_free>;
+
+std::string oid_hex(const git_oid& oid) {
+  char buf[GIT_OID_HEXSZ + 1];
+  git_oid_tostr(buf, sizeof buf, &oid);
+  return buf;
+}
+
+Status open_repo(const std::filesystem::path& dir, Repo& repo) {
+  ensure_libgit2();
+  if (git_repository_open_ext(repo.out(), dir.c_str(), 0, nullptr) != 0)
+    return Error::bad_input(git_error_text("cannot open the git repository at " + dir.string()));
+  return {};
+}
+
+Result<git_oid> resolve_commit(git_repository* repo, const std::string& rev, Commit& commit) {
+  Object obj;
+  if (git_revparse_single(obj.out(), repo, rev.c_str()) != 0)
+    return Error::bad_input(git_error_text("unknown revision '" + rev + "'"));
+  Object peeled;
+  if (git_object_peel(peeled.out(), obj.get(), GIT_OBJECT_COMMIT) != 0)
+    return Error::bad_input(git_error_text("revision '" + rev + "' is not a commit"));
+  git_oid oid = *git_object_id(peeled.get());
+  if (git_commit_lookup(commit.out(), repo, &oid) != 0)
+    return Error::infrastructure(git_error_text("cannot read commit " + oid_hex(oid)));
+  return oid;
+}
+
+// Returns the id of `tree` (may be null: an empty folder) with `path` set to `blob`.
+Result<git_oid> tree_with_file(git_repository* repo, const git_tree* tree, const std::string& path,
+                               const git_oid& blob) {
+  TreeBuilder builder;
+  if (git_treebuilder_new(builder.out(), repo, tree) != 0)
+    return Error::infrastructure(git_error_text("cannot build a git tree"));
+  size_t slash = path.find('/');
+  if (slash == std::string::npos) {
+    if (git_treebuilder_insert(nullptr, builder.get(), path.c_str(), &blob, GIT_FILEMODE_BLOB) != 0)
+      return Error::bad_input(git_error_text("cannot write '" + path + "' into the git tree"));
+  } else {
+    std::string dir = path.substr(0, slash);
+    Tree subtree;
+    if (tree) {
+      const git_tree_entry* entry = git_tree_entry_byname(tree, dir.c_str());
+      if (entry && git_tree_entry_type(entry) == GIT_OBJECT_TREE)
+        git_tree_lookup(subtree.out(), repo, git_tree_entry_id(entry));
+    }
+    Result<git_oid> sub = tree_with_file(repo, subtree.get(), path.substr(slash + 1), blob);
+    if (!sub.ok()) return sub.error();
+    if (git_treebuilder_insert(nullptr, builder.get(), dir.c_str(), &*sub, GIT_FILEMODE_TREE) != 0)
+      return Error::bad_input(
+          git_error_text("cannot write folder '" + dir + "' into the git tree"));
+  }
+  git_oid out;
+  if (git_treebuilder_write(&out, builder.get()) != 0)
+    return Error::infrastructure(git_error_text("cannot write a git tree"));
+  return out;
+}
+
+}  // namespace
+
+void ensure_libgit2() {
+  static const int once = git_libgit2_init();
+  (void)once;
+}
+
+std::string git_error_text(const std::string& what) {
+  const git_error* e = git_error_last();
+  return redact(what + (e && e->message ? std::string(" (libgit2: ") + e->message + ")" : ""));
+}
+
+Result<std::string> resolve_revision(const std::filesystem::path& repo_dir,
+                                     const std::string& rev) {
+  Repo repo;
+  KGATE_RETURN_IF_ERROR(open_repo(repo_dir, repo));
+  Commit commit;
+  Result<git_oid> oid = resolve_commit(repo.get(), rev, commit);
+  if (!oid.ok()) return oid.error();
+  return oid_hex(*oid);
+}
+
+Result<std::string> read_file_at(const std::filesystem::path& repo_dir, const std::string& rev,
+                                 const std::string& path) {
+  Repo repo;
+  KGATE_RETURN_IF_ERROR(open_repo(repo_dir, repo));
+  Object obj;
+  std::string spec = rev + ":" + path;
+  if (git_revparse_single(obj.out(), repo.get(), spec.c_str()) != 0 ||
+      git_object_type(obj.get()) != GIT_OBJECT_BLOB)
+    return Error::bad_input(git_error_text("no file '" + path + "' at revision '" + rev + "'"));
+  auto* blob = reinterpret_cast<git_blob*>(obj.get());
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)),
+                     static_cast<size_t>(git_blob_rawsize(blob)));
+}
+
+Result<BranchCommit> write_branch(const std::filesystem::path& repo_dir,
+                                  const std::string& base_rev, const std::string& branch,
+                                  const std::vector<FileChange>& files,
+                                  const std::string& message) {
+  Repo repo;
+  KGATE_RETURN_IF_ERROR(open_repo(repo_dir, repo));
+  Commit base;
+  Result<git_oid> base_oid = resolve_commit(repo.get(), base_rev, base);
+  if (!base_oid.ok()) return base_oid.error();
+  Tree tree;
+  if (git_commit_tree(tree.out(), base.get()) != 0)
+    return Error::infrastructure(git_error_text("cannot read the tree of " + base_rev));
+  git_oid tree_oid = *git_tree_id(tree.get());
+  for (const FileChange& f : files) {
+    if (f.path.empty() || f.path[0] == '/' || f.path.find("..") != std::string::npos)
+      return Error::bad_input("refusing to write '" + f.path + "': not a repository-relative path");
+    git_oid blob;
+    if (git_blob_create_from_buffer(&blob, repo.get(), f.content.data(), f.content.size()) != 0)
+      return Error::infrastructure(git_error_text("cannot store '" + f.path + "' in git"));
+    Tree current;
+    if (git_tree_lookup(current.out(), repo.get(), &tree_oid) != 0)
+      return Error::infrastructure(git_error_text("cannot read a git tree"));
+    Result<git_oid> next = tree_with_file(repo.get(), current.get(), f.path, blob);
+    if (!next.ok()) return next.error();
+    tree_oid = *next;
+  }
+  BranchCommit result;
+  result.base_sha = oid_hex(*base_oid);
+  result.changes_base = !git_oid_equal(&tree_oid, git_tree_id(tree.get()));
+
+  Tree new_tree;
+  Signature sig;
+  if (git_tree_lookup(new_tree.out(), repo.get(), &tree_oid) != 0 ||
+      git_signature_now(sig.out(), kBotName, kBotEmail) != 0)
+    return Error::infrastructure(git_error_text("cannot prepare the commit"));
+  git_oid commit_oid;
+  const git_commit* parents[] = {base.get()};
+  if (git_commit_create(&commit_oid, repo.get(), nullptr, sig.get(), sig.get(), "UTF-8",
+                        message.c_str(), new_tree.get(), 1, parents) != 0)
+    return Error::infrastructure(git_error_text("cannot create the commit"));
+  Reference ref;
+  std::string ref_name = "refs/heads/" + branch;
+  if (git_reference_create(ref.out(), repo.get(), ref_name.c_str(), &commit_oid, /*force=*/1,
+                           "kgate: candidate") != 0)
+    return Error::bad_input(git_error_text("cannot move branch '" + branch + "'"));
+  result.commit_sha = oid_hex(commit_oid);
+  return result;
+}
+
+}  // namespace kgate::bot

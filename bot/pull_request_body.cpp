@@ -1,0 +1,128 @@
+#include "bot/pull_request_body.h"
+
+#include <cstdio>
+
+#include "bot/redact.h"
+#include "bot/summary_fit.h"
+#include "core/text_table.h"
+
+namespace kgate::bot {
+namespace {
+
+// Table cells must not break the row.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string fenced(const std::string& text) {
+  std::string fence = "```";
+  while (text.find(fence) != std::string::npos) fence += '`';
+  return fence + "\n" + text + (text.empty() || text.back() != '\n' ? "\n" : "") + fence + "\n";
+}
+
+std::string percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", v * 100);
+  return buf;
+}
+
+}  // namespace
+
+std::string format_change(double change, double ci_low, double ci_high) {
+  std::string s = percent(change);
+  if (ci_low != 0 || ci_high != 0) s += " [" + percent(ci_low) + ", " + percent(ci_high) + "]";
+  return s;
+}
+
+std::string pull_request_title(const PullRequestProposal& p) {
+  char speed[32];
+  std::snprintf(speed, sizeof speed, "%.2fx", p.speedup);
+  std::string title = "kgate: " + p.kernel + " " + speed + " faster";
+  if (!p.gpu.empty()) title += " on " + p.gpu;
+  return redact(title);
+}
+
+std::string result_marker(const PullRequestProposal& p) {
+  return "<!-- kgate:result=" + result_hash(p) + " kernel=" + p.kernel + " -->";
+}
+
+std::optional<std::string> result_hash_in(const std::string& body) {
+  const std::string key = "<!-- kgate:result=";
+  size_t at = body.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  size_t start = at + key.size();
+  size_t end = body.find_first_of(" -", start);
+  if (end == std::string::npos) return std::nullopt;
+  return body.substr(start, end - start);
+}
+
+std::string pull_request_body(const PullRequestProposal& p, const std::string& chart_url) {
+  std::string b;
+  char speed[32];
+  std::snprintf(speed, sizeof speed, "%.2fx", p.speedup);
+  b += "kgate found a faster version of **`" + p.kernel + "`** (`" + p.source_path + "`): **" +
+       speed + "** overall (geometric mean over " + std::to_string(p.shapes.size()) + " shapes)";
+  if (!p.gpu.empty()) b += " on **" + p.gpu + "**";
+  b +=
+      ", correct on every declared shape, measured against `" + p.base_rev.substr(0, 12) + "`.\n\n";
+
+  b += "## Per shape\n\n";
+  b += "| shape | phase | before | after | change [95% CI] | max error | verdict |\n";
+  b += "|---|---|---:|---:|---:|---:|---|\n";
+  for (const ShapeRow& r : p.shapes)
+    b += "| " + cell(r.shape) + " | " + cell(r.phase) + " | " + format_seconds(r.before_s) + " | " +
+         format_seconds(r.after_s) + " | " + format_change(r.change, r.ci_low, r.ci_high) + " | " +
+         format_error(r.max_error) + " | " + cell(r.verdict) + " |\n";
+  b += "\n";
+  if (!chart_url.empty()) b += "![before and after per shape](" + chart_url + ")\n\n";
+
+  if (!p.profile_before.empty() || !p.profile_after.empty()) {
+    b += "## Profile\n\n";
+    b += "<details><summary>before</summary>\n\n" + fenced(p.profile_before) + "\n</details>\n\n";
+    b +=
+        "<details open><summary>after</summary>\n\n" + fenced(p.profile_after) + "\n</details>\n\n";
+  }
+  if (!p.roofline.empty()) b += "## Roofline\n\n" + p.roofline + "\n\n";
+
+  if (!p.iterations.empty()) {
+    b += "## How the agent got there\n\n";
+    for (size_t i = 0; i < p.iterations.size(); ++i) {
+      const IterationNote& it = p.iterations[i];
+      b += "<details><summary>Iteration " + std::to_string(i + 1) +
+           (it.outcome.empty() ? "" : ": " + cell(it.outcome)) + "</summary>\n\n";
+      b += "**Plan.** " + it.plan + "\n\n**Reflection.** " + it.reflection + "\n\n</details>\n\n";
+    }
+  }
+  if (!p.reproduce.empty()) {
+    b += "## Reproduce\n\n";
+    std::string cmds;
+    for (const auto& c : p.reproduce) cmds += c + "\n";
+    b += fenced(cmds) + "\n";
+  }
+  if (!p.environment.empty()) {
+    b += "## Environment\n\n| | |\n|---|---|\n";
+    for (const auto& [k, v] : p.environment) b += "| " + cell(k) + " | " + cell(v) + " |\n";
+    b += "\n";
+  }
+  b += "_Opened by kgate. Closing this pull request tells kgate not to propose this result "
+       "again; a new result for `" +
+       p.kernel + "` will update or replace it._\n";
+  const std::string marker = "\n" + result_marker(p) + "\n";
+  b = redact(b);
+  if (b.size() + marker.size() > kGitHubBodyLimit) {
+    const std::string note = "\n\n_(shortened to fit GitHub's limit)_\n";
+    b = utf8_prefix(b, kGitHubBodyLimit - marker.size() - note.size()) + note;
+  }
+  return b + marker;
+}
+
+}  // namespace kgate::bot

@@ -1,0 +1,22 @@
+#include "bot/pull_request_proposal.h"
+
+#include "core/hash.h"
+
+namespace kgate::bot {
+
+std::string branch_for_kernel(const std::string& kernel) {
+  return "kgate/optimize/" + kernel;
+}
+
+std::string result_hash(const PullRequestProposal& p) {
+  std::string key = p.kernel;
+  key += '\0';
+  key += p.base_rev;
+  key += '\0';
+  key += p.source_path;
+  key += '\0';
+  key += sha256_hex(p.candidate_source);
+  return sha256_hex(key).substr(0, 16);
+}
+
+}  // namespace kgate::bot

@@ -1,0 +1,150 @@
+#include "bot/pull_request_publisher.h"
+
+#include "bot/git_branch_writer.h"
+#include "bot/pull_request_body.h"
+#include "bot/redact.h"
+#include "bot/svg_chart.h"
+#include "core/log.h"
+
+namespace kgate::bot {
+namespace {
+
+const std::vector<std::string> kLabels = {"kgate", "performance"};
+
+std::string speed_text(double speedup) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", speedup);
+  return buf;
+}
+
+}  // namespace
+
+const char* to_string(ProposalAction action) {
+  switch (action) {
+    case ProposalAction::kCreated:
+      return "created";
+    case ProposalAction::kUpdated:
+      return "updated";
+    case ProposalAction::kUnchanged:
+      return "unchanged";
+    case ProposalAction::kDeclined:
+      return "declined";
+    case ProposalAction::kAlreadyInBase:
+      return "already-in-base";
+  }
+  return "?";
+}
+
+std::string chart_path_for(const std::string& kernel) {
+  return ".kgate/optimize/" + kernel + ".svg";
+}
+
+Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal& p) {
+  if (p.kernel.empty() || p.source_path.empty() || p.base_branch.empty())
+    return Error::bad_input(
+        "a pull request proposal needs a kernel, a source path and a base branch");
+  ProposalOutcome out;
+  out.branch = branch_for_kernel(p.kernel);
+  const std::string hash = result_hash(p);
+  const std::string base_rev = p.base_rev.empty() ? p.base_branch : p.base_rev;
+
+  Result<std::vector<PullRequest>> existing = forge_.pull_requests_for_branch(out.branch);
+  if (!existing.ok()) return existing.error();
+  const PullRequest* open = nullptr;
+  for (const PullRequest& pr : *existing) {
+    std::optional<std::string> h = result_hash_in(pr.body);
+    if (pr.state != "open" && h && *h == hash) {
+      out.action = ProposalAction::kDeclined;
+      out.number = pr.number;
+      out.url = pr.url;
+      out.message = "#" + std::to_string(pr.number) + " with this result for " + p.kernel +
+                    " was closed; kgate does not propose it again";
+      return out;
+    }
+    if (pr.state == "open" && !open) open = &pr;
+  }
+  if (open && result_hash_in(open->body) == hash) {
+    out.action = ProposalAction::kUnchanged;
+    out.number = open->number;
+    out.url = open->url;
+    out.message = "#" + std::to_string(open->number) + " already proposes this result";
+    return out;
+  }
+
+  // A candidate the base already has is nothing to propose, and makes an
+  // open pull request for this kernel obsolete.
+  Result<std::string> base_text = read_file_at(repo_dir_, base_rev, p.source_path);
+  if (base_text.ok() && *base_text == p.candidate_source) {
+    out.action = ProposalAction::kAlreadyInBase;
+    if (open) {
+      Result<int> closed =
+          withdraw(p.kernel, "the base branch (" + base_rev.substr(0, 12) +
+                                 ") already contains this version of `" + p.source_path + "`.");
+      if (!closed.ok()) return closed.error();
+      out.number = *closed;
+    }
+    out.message = "the base already contains this version of " + p.source_path;
+    return out;
+  }
+
+  std::vector<FileChange> files = {
+      {p.source_path, redact(p.candidate_source)},
+      {chart_path_for(p.kernel),
+       render_before_after_svg(p.kernel + ": latency per shape, before and after", p.shapes)}};
+  std::string message = "kgate: " + p.kernel + " " + speed_text(p.speedup) + " faster" +
+                        (p.gpu.empty() ? "" : " on " + p.gpu) + "\n\nResult " + hash +
+                        ", measured against " + base_rev + ".\n";
+  Result<BranchCommit> commit =
+      write_branch(repo_dir_, base_rev, out.branch, files, redact(message));
+  if (!commit.ok()) return commit.error();
+  out.commit_sha = commit->commit_sha;
+  progress("pushing " + out.branch + " to " + forge_.describe());
+  KGATE_RETURN_IF_ERROR(forge_.push_branch(repo_dir_, out.branch));
+
+  const std::string title = pull_request_title(p);
+  const std::string body =
+      pull_request_body(p, forge_.file_url(commit->commit_sha, chart_path_for(p.kernel)));
+  if (open) {
+    KGATE_RETURN_IF_ERROR(forge_.update_pull_request(open->number, title, body));
+    std::string previous = result_hash_in(open->body).value_or("unknown");
+    KGATE_RETURN_IF_ERROR(forge_.upsert_comment(
+        open->number, kUpdateCommentMarker,
+        std::string(kUpdateCommentMarker) +
+            "\nkgate updated this pull request with a new candidate (" + speed_text(p.speedup) +
+            ", measured against `" + base_rev.substr(0, 12) + "`); result `" + hash +
+            "` replaces `" + previous + "`. The description shows the new evidence."));
+    KGATE_RETURN_IF_ERROR(forge_.add_labels(open->number, kLabels));
+    out.action = ProposalAction::kUpdated;
+    out.number = open->number;
+    out.url = open->url;
+    out.message = "updated #" + std::to_string(open->number);
+    return out;
+  }
+  Result<PullRequest> created = forge_.create_pull_request(
+      {.head_branch = out.branch, .base_branch = p.base_branch, .title = title, .body = body});
+  if (!created.ok()) return created.error();
+  KGATE_RETURN_IF_ERROR(forge_.add_labels(created->number, kLabels));
+  out.action = ProposalAction::kCreated;
+  out.number = created->number;
+  out.url = created->url;
+  out.message = "opened #" + std::to_string(created->number);
+  return out;
+}
+
+Result<int> PullRequestPublisher::withdraw(const std::string& kernel, const std::string& reason) {
+  Result<std::vector<PullRequest>> existing =
+      forge_.pull_requests_for_branch(branch_for_kernel(kernel));
+  if (!existing.ok()) return existing.error();
+  for (const PullRequest& pr : *existing) {
+    if (pr.state != "open") continue;
+    KGATE_RETURN_IF_ERROR(forge_.upsert_comment(
+        pr.number, kCloseCommentMarker,
+        std::string(kCloseCommentMarker) + "\nkgate closed this pull request: " + reason +
+            "\n\nkgate will not reopen it for the same result."));
+    KGATE_RETURN_IF_ERROR(forge_.close_pull_request(pr.number));
+    return pr.number;
+  }
+  return 0;
+}
+
+}  // namespace kgate::bot

@@ -1,0 +1,60 @@
+#pragma once
+// Turns an accepted candidate into a pull request, without ever spamming:
+//  - one branch per kernel (kgate/optimize/<kernel>), rewritten from the base
+//    with the candidate and a chart under .kgate/, then force-pushed;
+//  - an open pull request for that branch is updated (title, body, one
+//    edited "updated" comment), never duplicated;
+//  - a closed pull request carrying the same result hash is not reopened and
+//    the result is not proposed again;
+//  - withdraw() closes an open one that a newer base made obsolete, with a
+//    comment that says why.
+#include <filesystem>
+#include <string>
+
+#include "bot/forge.h"
+#include "bot/pull_request_proposal.h"
+
+namespace kgate::bot {
+
+enum class ProposalAction {
+  kCreated,        // a new pull request
+  kUpdated,        // the open one got the new candidate and body
+  kUnchanged,      // the open one already carries this result
+  kDeclined,       // a closed pull request had this result: not proposed again
+  kAlreadyInBase,  // the base already has this source: nothing to propose
+};
+const char* to_string(ProposalAction action);
+
+struct ProposalOutcome {
+  ProposalAction action = ProposalAction::kCreated;
+  int number = 0;  // the pull request concerned (0 when none)
+  std::string url;
+  std::string branch;
+  std::string commit_sha;  // the branch head pushed (empty when nothing was pushed)
+  std::string message;     // one line for the user
+};
+
+inline constexpr const char* kUpdateCommentMarker = "<!-- kgate:update -->";
+inline constexpr const char* kCloseCommentMarker = "<!-- kgate:closed -->";
+
+class PullRequestPublisher {
+ public:
+  // `repo_dir`: the local clone the branch is written in (and pushed from).
+  PullRequestPublisher(Forge& forge, std::filesystem::path repo_dir)
+      : forge_(forge), repo_dir_(std::move(repo_dir)) {}
+
+  Result<ProposalOutcome> propose(const PullRequestProposal& proposal);
+
+  // Closes the open pull request of `kernel`, if any, with a comment giving
+  // `reason`. Returns its number, or 0 when none was open.
+  Result<int> withdraw(const std::string& kernel, const std::string& reason);
+
+ private:
+  Forge& forge_;
+  std::filesystem::path repo_dir_;
+};
+
+// Where the chart goes in the branch.
+std::string chart_path_for(const std::string& kernel);
+
+}  // namespace kgate::bot

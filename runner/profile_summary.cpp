@@ -46,7 +46,10 @@ std::string hex(uint64_t v) {
   return buf;
 }
 
-std::string rate_text(double bytes_per_s) { return fmt("%.0f GB/s", bytes_per_s / 1e9); }
+std::string rate_text(double bytes_per_s) {
+  if (bytes_per_s < 1e9) return fmt("%.1f MB/s", bytes_per_s / 1e6);
+  return fmt("%.0f GB/s", bytes_per_s / 1e9);
+}
 
 uint64_t grid_blocks(const LaunchDims& d) {
   return uint64_t(d.grid[0]) * d.grid[1] * d.grid[2];
@@ -400,7 +403,10 @@ std::string render_summary(const ProfileData& p) {
   o << "What usually helps: " << c.advice << "\n\n";
 
   const LaunchDims& d = p.dims;
-  o << "- Launch: grid (" << d.grid[0] << ", " << d.grid[1] << ", " << d.grid[2] << "), block ("
+  if (p.backend == "host")
+    o << "- Launch: one call on the CPU (host backend, no grid)";
+  else
+    o << "- Launch: grid (" << d.grid[0] << ", " << d.grid[1] << ", " << d.grid[2] << "), block ("
     << d.block[0] << ", " << d.block[1] << ", " << d.block[2] << "), dynamic shared "
     << d.shared_bytes << " B";
   if (auto s = kernel_seconds(p)) o << "; kernel time " << seconds_text(*s);

@@ -150,15 +150,24 @@ Result<CounterValues> collect_counters(CUcontext context, CUdevice device,
   set.targetNestingLevel = 1;
   KGATE_CUPTI("cuptiRangeProfilerSetConfig", cuptiRangeProfilerSetConfig(&set));
 
-  CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-  start.pRangeProfilerObject = session.object;
-  KGATE_CUPTI("cuptiRangeProfilerStart", cuptiRangeProfilerStart(&start));
-  Status launched = launch();
-  CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-  stop.pRangeProfilerObject = session.object;
-  CUptiResult stopped = cuptiRangeProfilerStop(&stop);
-  if (!launched.ok()) return launched.error().with_context("the profiled launch");
-  if (stopped != CUPTI_SUCCESS) return counter_error("cuptiRangeProfilerStop", stopped);
+  // Kernel replay submits every pass within one Start/Stop; the loop guards
+  // the replay modes that need the launch repeated, within a bound.
+  bool all_submitted = false;
+  for (size_t round = 0; !all_submitted && round < out.passes + 2; ++round) {
+    CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+    start.pRangeProfilerObject = session.object;
+    KGATE_CUPTI("cuptiRangeProfilerStart", cuptiRangeProfilerStart(&start));
+    Status launched = launch();
+    CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+    stop.pRangeProfilerObject = session.object;
+    CUptiResult stopped = cuptiRangeProfilerStop(&stop);
+    if (!launched.ok()) return launched.error().with_context("the profiled launch");
+    if (stopped != CUPTI_SUCCESS) return counter_error("cuptiRangeProfilerStop", stopped);
+    all_submitted = stop.isAllPassSubmitted != 0;
+  }
+  if (!all_submitted)
+    return Error::infrastructure("CUPTI did not finish its " + std::to_string(out.passes) +
+                                 " counter passes");
 
   CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
   decode.pRangeProfilerObject = session.object;

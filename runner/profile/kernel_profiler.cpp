@@ -7,6 +7,7 @@
 #include "core/subprocess.h"
 #include "runner/kernel_run.h"
 #include "runner/launch_plan.h"
+#include "runner/profile/pc_sampling.h"
 
 namespace kgate::profile {
 namespace {
@@ -48,7 +49,7 @@ ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape
   void** params = (*args)->params();
   ProfileData measured = profile_launch(
       g, [&] { return g.launch(*fn, plan->dims, params); }, plan->dims, program.resources, *fn,
-      r.options);
+      *cubin, r.options);
   measured.kernel = p.kernel;
   measured.shape = p.shape;
   measured.bytes_moved = p.bytes_moved;
@@ -89,7 +90,7 @@ Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r) {
 
 ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const LaunchDims& dims,
                            const ResourceReport& resources, CUfunction function,
-                           const ProfileOptions& options) {
+                           const std::string& cubin, const ProfileOptions& options) {
   ProfileData p;
   p.backend = "cuda";
   p.device = gpu.name();
@@ -151,8 +152,14 @@ ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const Laun
   } else {
     p.missing[kCountersKey] = "not requested";
   }
-  p.missing["hottest instruction regions"] =
-      "PC sampling is not implemented in this version of kgate";
+  // 5. PC sampling, after the counter session has ended.
+  if (options.hot_regions) {
+    auto regions = hot_regions(gpu.context(), launch, cubin);
+    if (regions.ok())
+      p.hot_regions = *regions;
+    else
+      p.missing["hottest instruction regions"] = regions.error().message;
+  }
   return p;
 }
 

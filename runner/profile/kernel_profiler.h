@@ -22,15 +22,17 @@ struct ProfileOptions {
   int timed_samples = 20;       // after 3 warm-up launches
   bool counters = true;         // read CUPTI counters
   bool roofline = true;         // attach (and measure once) the ceilings
+  bool hot_regions = true;      // PC sampling
   std::string ceiling_file;     // empty: CeilingStore::default_store()
   double time_limit_s = 300;    // per shape child
 };
 
 // In-process (child side): `launch` runs the kernel once and waits.
-// `function` (may be null) lets the driver compute active blocks per SM.
+// `function` (may be null) lets the driver compute active blocks per SM;
+// `cubin` (may be empty) maps hot PCs to source lines.
 ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const LaunchDims& dims,
                            const ResourceReport& resources, CUfunction function,
-                           const ProfileOptions& options);
+                           const std::string& cubin, const ProfileOptions& options);
 
 struct KernelProfileRequest {
   const Manifest* manifest = nullptr;

@@ -88,7 +88,8 @@ ProfileData profile_case(const Case& c, const std::string& ceiling_file) {
         ProfileOptions options;
         options.ceiling_file = ceiling_file;
         ProfileData p = profile_launch(
-            g, [&] { return g.launch(*fn, dims, params); }, dims, image->resources, *fn, options);
+            g, [&] { return g.launch(*fn, dims, params); }, dims, image->resources, *fn, image->cubin,
+            options);
         p.kernel = c.entry;
         p.shape = "n=" + std::to_string(c.n);
         p.bytes_moved = 2 * bytes;
@@ -155,6 +156,16 @@ TEST_F(ProfileGpu, SpillingKernelShowsItsSpills) {
   if (counters_read(p)) {
     EXPECT_GT(*p.get(metric::kLocalBytes), 0);
   }
+}
+
+TEST_F(ProfileGpu, HotRegionsMapToSourceLines) {
+  REQUIRE_GPU();
+  ProfileData p = profile_case({"spilly", 4L << 20, 0, 256, {"--maxrregcount=32"}}, ceilings());
+  if (p.hot_regions.empty()) GTEST_SKIP() << "no PC samples: " << p.missing["hottest instruction regions"];
+  EXPECT_LE(p.hot_regions.size(), 3u);
+  EXPECT_GT(p.hot_regions[0].share_pct, 0);
+  EXPECT_NE(p.hot_regions[0].source.find("profile_gpu_test.cu:"), std::string::npos)
+      << p.hot_regions[0].source;
 }
 
 TEST_F(ProfileGpu, TinyKernelIsLaunchBound) {

@@ -24,8 +24,12 @@ std::string fmt(const char* f, double v) {
   return buf;
 }
 
-std::string pct(std::optional<double> v) { return v ? fmt("%.1f%%", *v) : "n/a"; }
-std::string num(std::optional<double> v, const char* f = "%.2f") { return v ? fmt(f, *v) : "n/a"; }
+std::string pct(std::optional<double> v) {
+  return v ? fmt("%.1f%%", *v) : "n/a";
+}
+std::string num(std::optional<double> v, const char* f = "%.2f") {
+  return v ? fmt(f, *v) : "n/a";
+}
 
 std::string seconds_text(double s) {
   if (s < 1e-3) return fmt("%.2f us", s * 1e6);
@@ -128,8 +132,8 @@ Ceilings Ceilings::from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json HotRegion::to_json() const {
-  return {{"function", function}, {"pc_offset", pc_offset}, {"share_pct", share_pct},
-          {"top_stall", top_stall}, {"source", source},     {"sass", sass}};
+  return {{"function", function},   {"pc_offset", pc_offset}, {"share_pct", share_pct},
+          {"top_stall", top_stall}, {"source", source},       {"sass", sass}};
 }
 HotRegion HotRegion::from_json(const nlohmann::json& j) {
   HotRegion h;
@@ -227,28 +231,44 @@ std::optional<double> achieved_bandwidth(const ProfileData& p) {
 
 std::string_view to_string(Bottleneck b) {
   switch (b) {
-    case Bottleneck::kMemoryPoorCoalescing: return "memory_poor_coalescing";
-    case Bottleneck::kMemoryEfficient: return "memory_efficient";
-    case Bottleneck::kComputeBound: return "compute_bound";
-    case Bottleneck::kLatencyLowOccupancy: return "latency_low_occupancy";
-    case Bottleneck::kRegisterLimited: return "register_limited";
-    case Bottleneck::kLaunchBound: return "launch_bound";
-    case Bottleneck::kLatencyBound: return "latency_bound";
-    case Bottleneck::kUnknown: return "unknown";
+    case Bottleneck::kMemoryPoorCoalescing:
+      return "memory_poor_coalescing";
+    case Bottleneck::kMemoryEfficient:
+      return "memory_efficient";
+    case Bottleneck::kComputeBound:
+      return "compute_bound";
+    case Bottleneck::kLatencyLowOccupancy:
+      return "latency_low_occupancy";
+    case Bottleneck::kRegisterLimited:
+      return "register_limited";
+    case Bottleneck::kLaunchBound:
+      return "launch_bound";
+    case Bottleneck::kLatencyBound:
+      return "latency_bound";
+    case Bottleneck::kUnknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 std::string_view describe(Bottleneck b) {
   switch (b) {
-    case Bottleneck::kMemoryPoorCoalescing: return "memory-bound with poor coalescing";
-    case Bottleneck::kMemoryEfficient: return "memory-bound and efficient";
-    case Bottleneck::kComputeBound: return "compute-bound";
-    case Bottleneck::kLatencyLowOccupancy: return "latency-bound with low occupancy";
-    case Bottleneck::kRegisterLimited: return "register-limited";
-    case Bottleneck::kLaunchBound: return "launch-bound";
-    case Bottleneck::kLatencyBound: return "latency-bound";
-    case Bottleneck::kUnknown: return "unknown (too few numbers to tell)";
+    case Bottleneck::kMemoryPoorCoalescing:
+      return "memory-bound with poor coalescing";
+    case Bottleneck::kMemoryEfficient:
+      return "memory-bound and efficient";
+    case Bottleneck::kComputeBound:
+      return "compute-bound";
+    case Bottleneck::kLatencyLowOccupancy:
+      return "latency-bound with low occupancy";
+    case Bottleneck::kRegisterLimited:
+      return "register-limited";
+    case Bottleneck::kLaunchBound:
+      return "launch-bound";
+    case Bottleneck::kLatencyBound:
+      return "latency-bound";
+    case Bottleneck::kUnknown:
+      return "unknown (too few numbers to tell)";
   }
   return "unknown";
 }
@@ -276,8 +296,9 @@ Classification classify(const ProfileData& p) {
                  (p.multiprocessors ? " on " + std::to_string(p.multiprocessors) + " SMs" : "") +
                  (sm && mem ? "; SM " + pct(sm) + " and memory " + pct(mem) + " of peak" : "") +
                  ".";
-    c.advice = "Fuse it with its neighbours, batch more work per launch, or use CUDA graphs; "
-               "tuning the kernel body will not show.";
+    c.advice =
+        "Fuse it with its neighbours, batch more work per launch, or use CUDA graphs; "
+        "tuning the kernel body will not show.";
     return c;
   }
 
@@ -298,13 +319,15 @@ Classification classify(const ProfileData& p) {
         c.bottleneck = Bottleneck::kMemoryPoorCoalescing;
         c.evidence = base + "; global loads use " + coalescing_text(p, true) + ", stores " +
                      coalescing_text(p, false) + ".";
-        c.advice = "Make neighbouring threads touch neighbouring addresses (transpose the "
-                   "index, stage through shared memory); each wasted sector is bandwidth lost.";
+        c.advice =
+            "Make neighbouring threads touch neighbouring addresses (transpose the "
+            "index, stage through shared memory); each wasted sector is bandwidth lost.";
       } else {
         c.bottleneck = Bottleneck::kMemoryEfficient;
         c.evidence = base + "; accesses are coalesced (loads " + coalescing_text(p, true) + ").";
-        c.advice = "Move fewer bytes: fuse with neighbours, keep data in registers or shared "
-                   "memory, use narrower types; wider vector accesses help only a little.";
+        c.advice =
+            "Move fewer bytes: fuse with neighbours, keep data in registers or shared "
+            "memory, use narrower types; wider vector accesses help only a little.";
       }
       return c;
     }
@@ -314,12 +337,13 @@ Classification classify(const ProfileData& p) {
       if (auto f = flops_rate(p)) {
         c.evidence += " FP32 rate " + fmt("%.1f TFLOP/s", *f / 1e12);
         if (p.ceilings && p.ceilings->fp32_flops_per_s > 0)
-          c.evidence += fmt(" (%.0f%% of the measured ceiling)",
-                            *f / p.ceilings->fp32_flops_per_s * 100);
+          c.evidence +=
+              fmt(" (%.0f%% of the measured ceiling)", *f / p.ceilings->fp32_flops_per_s * 100);
         c.evidence += ".";
       }
-      c.advice = "Do less arithmetic per output (hoist, reuse), use faster instructions "
-                 "(intrinsics, FMA, tensor cores), cut integer index math.";
+      c.advice =
+          "Do less arithmetic per output (hoist, reuse), use faster instructions "
+          "(intrinsics, FMA, tensor cores), cut integer index math.";
       return c;
     }
   }
@@ -336,8 +360,9 @@ Classification classify(const ProfileData& p) {
                     " B loaded per thread to local memory";
     if (occ) c.evidence += "; achieved occupancy " + pct(occ);
     c.evidence += ".";
-    c.advice = "Cap registers (__launch_bounds__, -maxrregcount), shrink per-thread arrays, "
-               "or recompute values instead of keeping them live.";
+    c.advice =
+        "Cap registers (__launch_bounds__, -maxrregcount), shrink per-thread arrays, "
+        "or recompute values instead of keeping them live.";
     return c;
   }
 
@@ -345,8 +370,9 @@ Classification classify(const ProfileData& p) {
     bool low = (occ && *occ < kLowOccupancyPct) ||
                (p.theoretical && p.theoretical->pct < kLowOccupancyPct) || few_blocks;
     auto stalls = top_stalls(p, 1);
-    std::string stall =
-        stalls.empty() ? "" : " The top stall is " + stalls[0].first +
+    std::string stall = stalls.empty()
+                            ? ""
+                            : " The top stall is " + stalls[0].first +
                                   fmt(" (%.1f cycles per issued instruction).", stalls[0].second);
     if (low) {
       c.bottleneck = Bottleneck::kLatencyLowOccupancy;
@@ -354,14 +380,16 @@ Classification classify(const ProfileData& p) {
                    ") and few warps are resident: achieved occupancy " + pct(occ) +
                    (p.theoretical ? ", theoretical " + fmt("%.0f%%", p.theoretical->pct) : "") +
                    ", " + std::to_string(blocks) + " blocks." + stall;
-      c.advice = "Give the GPU more parallel work: more blocks (split rows), more warps per "
-                 "block, or more independent loads in flight per thread.";
+      c.advice =
+          "Give the GPU more parallel work: more blocks (split rows), more warps per "
+          "block, or more independent loads in flight per thread.";
     } else {
       c.bottleneck = Bottleneck::kLatencyBound;
       c.evidence = "Neither unit is busy (SM " + pct(sm) + ", memory " + pct(mem) +
                    ") although achieved occupancy is " + pct(occ) + "." + stall;
-      c.advice = "Break dependency chains: more independent loads per thread, unrolling, "
-                 "fewer barriers and serial reductions.";
+      c.advice =
+          "Break dependency chains: more independent loads per thread, unrolling, "
+          "fewer barriers and serial reductions.";
     }
     return c;
   }
@@ -376,8 +404,9 @@ Classification classify(const ProfileData& p) {
     return c;
   }
   c.bottleneck = Bottleneck::kUnknown;
-  c.evidence = "Hardware counters were not read, and timing alone does not single out a "
-               "bottleneck";
+  c.evidence =
+      "Hardware counters were not read, and timing alone does not single out a "
+      "bottleneck";
   if (auto bw = achieved_bandwidth(p))
     c.evidence += " (buffers move at " + rate_text(*bw) + " effective)";
   c.evidence += ".";
@@ -397,8 +426,8 @@ size_t count_words(const std::string& text) {
 std::string render_summary(const ProfileData& p) {
   Classification c = classify(p);
   std::ostringstream o;
-  o << "### Profile: " << p.kernel << " / " << p.shape << " on " << p.device << " ("
-    << p.backend << ")\n\n";
+  o << "### Profile: " << p.kernel << " / " << p.shape << " on " << p.device << " (" << p.backend
+    << ")\n\n";
   o << "**Bottleneck: " << describe(c.bottleneck) << ".** " << c.evidence << "\n";
   o << "What usually helps: " << c.advice << "\n\n";
 
@@ -407,8 +436,8 @@ std::string render_summary(const ProfileData& p) {
     o << "- Launch: one call on the CPU (host backend, no grid)";
   else
     o << "- Launch: grid (" << d.grid[0] << ", " << d.grid[1] << ", " << d.grid[2] << "), block ("
-    << d.block[0] << ", " << d.block[1] << ", " << d.block[2] << "), dynamic shared "
-    << d.shared_bytes << " B";
+      << d.block[0] << ", " << d.block[1] << ", " << d.block[2] << "), dynamic shared "
+      << d.shared_bytes << " B";
   if (auto s = kernel_seconds(p)) o << "; kernel time " << seconds_text(*s);
   if (p.timed_seconds && p.get(metric::kDurationNs))
     o << " (timed median " << seconds_text(*p.timed_seconds) << ")";
@@ -418,9 +447,9 @@ std::string render_summary(const ProfileData& p) {
   auto known = [](int v) { return v >= 0 ? std::to_string(v) : std::string("n/a"); };
   o << "- Compiler: " << known(r.registers) << " registers/thread, " << known(r.shared_bytes)
     << " B static shared/block, stack " << known(r.stack_bytes) << " B, spills "
-    << known(r.spill_store_bytes) << " B stored / " << known(r.spill_load_bytes)
-    << " B loaded";
+    << known(r.spill_store_bytes) << " B stored / " << known(r.spill_load_bytes) << " B loaded";
   if (spills(p)) o << " (SPILLS)";
+  if (r.local_bytes > 0) o << ", local memory " << r.local_bytes << " B/thread";
   if (auto lb = p.get(metric::kLocalBytes); lb && *lb > 0)
     o << "; local-memory traffic " << bytes_text(*lb);
   o << ".\n";
@@ -428,8 +457,7 @@ std::string render_summary(const ProfileData& p) {
   o << "- Occupancy: achieved " << pct(p.get(metric::kAchievedOccupancyPct));
   if (p.theoretical)
     o << " vs theoretical " << fmt("%.0f%%", p.theoretical->pct) << " ("
-      << p.theoretical->blocks_per_sm << " blocks/SM, limited by " << p.theoretical->limiter
-      << ")";
+      << p.theoretical->blocks_per_sm << " blocks/SM, limited by " << p.theoretical->limiter << ")";
   else
     o << " vs theoretical n/a";
   o << ".\n";
@@ -564,8 +592,7 @@ std::string render_comparison(const ProfileData& before, const ProfileData& afte
   };
   row_pct("theoretical occupancy", theo(before), theo(after));
   auto reg = [](const ProfileData& p) -> std::optional<double> {
-    return p.resources.registers >= 0 ? std::optional<double>(p.resources.registers)
-                                      : std::nullopt;
+    return p.resources.registers >= 0 ? std::optional<double>(p.resources.registers) : std::nullopt;
   };
   row_num("registers/thread", reg(before), reg(after));
   auto spill = [](const ProfileData& p) -> std::optional<double> {

@@ -20,23 +20,23 @@ namespace kgate {
 
 // Keys of ProfileData::metrics. A key that is absent was not measured.
 namespace metric {
-inline constexpr const char* kDurationNs = "duration_ns";         // GPU time of the launch
-inline constexpr const char* kDramPct = "dram_pct";               // DRAM throughput, % of peak
-inline constexpr const char* kDramBytes = "dram_bytes";           // bytes read + written in DRAM
-inline constexpr const char* kL1HitPct = "l1_hit_pct";            // L1/TEX sector hit rate
-inline constexpr const char* kL2HitPct = "l2_hit_pct";            // L2 sector hit rate
-inline constexpr const char* kLdSectors = "ld_sectors";           // global load sectors (32 B)
-inline constexpr const char* kLdRequests = "ld_requests";         // global load requests
+inline constexpr const char* kDurationNs = "duration_ns";  // GPU time of the launch
+inline constexpr const char* kDramPct = "dram_pct";        // DRAM throughput, % of peak
+inline constexpr const char* kDramBytes = "dram_bytes";    // bytes read + written in DRAM
+inline constexpr const char* kL1HitPct = "l1_hit_pct";     // L1/TEX sector hit rate
+inline constexpr const char* kL2HitPct = "l2_hit_pct";     // L2 sector hit rate
+inline constexpr const char* kLdSectors = "ld_sectors";    // global load sectors (32 B)
+inline constexpr const char* kLdRequests = "ld_requests";  // global load requests
 inline constexpr const char* kLdBytesRequested = "ld_bytes_requested";  // bytes threads asked for
 inline constexpr const char* kStSectors = "st_sectors";
 inline constexpr const char* kStRequests = "st_requests";
 inline constexpr const char* kStBytesRequested = "st_bytes_requested";
 inline constexpr const char* kAchievedOccupancyPct = "achieved_occupancy_pct";
-inline constexpr const char* kSmPct = "sm_pct";                    // SM speed of light
-inline constexpr const char* kMemPct = "mem_pct";                  // memory speed of light
+inline constexpr const char* kSmPct = "sm_pct";                         // SM speed of light
+inline constexpr const char* kMemPct = "mem_pct";                       // memory speed of light
 inline constexpr const char* kBranchUniformPct = "branch_uniform_pct";  // branch efficiency
-inline constexpr const char* kFp32Flops = "fp32_flops";            // fadd + fmul + 2 ffma
-inline constexpr const char* kLocalBytes = "local_bytes";          // local memory traffic (spills)
+inline constexpr const char* kFp32Flops = "fp32_flops";                 // fadd + fmul + 2 ffma
+inline constexpr const char* kLocalBytes = "local_bytes";  // local memory traffic (spills)
 }  // namespace metric
 
 // Theoretical occupancy and what limits it.
@@ -62,11 +62,11 @@ struct Ceilings {
 // One hot SASS region, mapped to a source line where line info was built.
 struct HotRegion {
   std::string function;
-  uint64_t pc_offset = 0;   // first instruction of the region
-  double share_pct = 0;     // of all samples
-  std::string top_stall;    // the stall reason most seen there
-  std::string source;       // "csrc/x.cu:42", empty without line info
-  std::string sass;         // the first instruction, for orientation
+  uint64_t pc_offset = 0;  // first instruction of the region
+  double share_pct = 0;    // of all samples
+  std::string top_stall;   // the stall reason most seen there
+  std::string source;      // "csrc/x.cu:42", empty without line info
+  std::string sass;        // the first instruction, for orientation
   nlohmann::json to_json() const;
   static HotRegion from_json(const nlohmann::json& j);
 };

@@ -18,8 +18,9 @@ Error counter_error(const std::string& step, CUptiResult r) {
   switch (r) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-      why = "no permission to read GPU performance counters (ERR_NVGPUCTRPERM): run as root, "
-            "or load the driver with NVreg_RestrictProfilingToAdminUsers=0";
+      why =
+          "no permission to read GPU performance counters (ERR_NVGPUCTRPERM): run as root, "
+          "or load the driver with NVreg_RestrictProfilingToAdminUsers=0";
       break;
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
       why = "the GPU is virtualized and its profiling is not enabled";
@@ -34,9 +35,9 @@ Error counter_error(const std::string& step, CUptiResult r) {
   return Error::infrastructure(why + " (" + step + ": " + cupti_error_text(r) + ")");
 }
 
-#define KGATE_CUPTI(step, call)                               \
-  do {                                                        \
-    CUptiResult kgate_r_ = (call);                            \
+#define KGATE_CUPTI(step, call)                                          \
+  do {                                                                   \
+    CUptiResult kgate_r_ = (call);                                       \
     if (kgate_r_ != CUPTI_SUCCESS) return counter_error(step, kgate_r_); \
   } while (0)
 
@@ -46,11 +47,13 @@ std::string support_problem(const CUpti_Profiler_DeviceSupported_Params& s) {
     return "the GPU architecture is older than the CUPTI profiler supports";
   if (s.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
     return "the GPU is virtualized (vGPU) and profiling is disabled for it";
-  if (s.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return "profiling is not supported on this vGPU";
+  if (s.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    return "profiling is not supported on this vGPU";
   if (s.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
     return "confidential computing is enabled, which forbids counters";
   if (s.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return "mining processors have no counters";
-  if (s.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return "profiling is not supported under WSL";
+  if (s.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    return "profiling is not supported under WSL";
   if (s.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return "profiling is not supported with SLI";
   return "the CUPTI profiler does not support this device";
 }

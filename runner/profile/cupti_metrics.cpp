@@ -10,14 +10,29 @@ namespace {
 
 // Warp stall reasons present on Ampere and Hopper (Hopper adds gmma).
 const char* const kStallReasons[] = {
-    "barrier",       "branch_resolving", "dispatch_stall",     "drain",
-    "imc_miss",      "lg_throttle",      "long_scoreboard",    "math_pipe_throttle",
-    "membar",        "mio_throttle",     "misc",               "no_instruction",
-    "not_selected",  "selected",         "short_scoreboard",   "sleeping",
-    "tex_throttle",  "wait",
+    "barrier",
+    "branch_resolving",
+    "dispatch_stall",
+    "drain",
+    "imc_miss",
+    "lg_throttle",
+    "long_scoreboard",
+    "math_pipe_throttle",
+    "membar",
+    "mio_throttle",
+    "misc",
+    "no_instruction",
+    "not_selected",
+    "selected",
+    "short_scoreboard",
+    "sleeping",
+    "tex_throttle",
+    "wait",
 };
 
-CUpti_Profiler_Host_Object* host(void* p) { return static_cast<CUpti_Profiler_Host_Object*>(p); }
+CUpti_Profiler_Host_Object* host(void* p) {
+  return static_cast<CUpti_Profiler_Host_Object*>(p);
+}
 
 Error cupti_error(const std::string& what, CUptiResult r) {
   return Error::infrastructure(what + " failed: " + cupti_error_text(r));
@@ -50,10 +65,10 @@ std::vector<MetricSpec> metric_list(const std::string& chip) {
       {"local_st_bytes", "l1tex__t_bytes_pipe_lsu_mem_local_op_st.sum"},
   };
   for (const char* reason : kStallReasons)
-    m.push_back({reason,
-                 std::string("smsp__average_warps_issue_stalled_") + reason +
-                     "_per_issue_active.ratio",
-                 true});
+    m.push_back(
+        {reason,
+         std::string("smsp__average_warps_issue_stalled_") + reason + "_per_issue_active.ratio",
+         true});
   if (chip.rfind("GH", 0) == 0 || chip.rfind("GB", 0) == 0)
     m.push_back({"gmma", "smsp__average_warps_issue_stalled_gmma_per_issue_active.ratio", true});
   return m;
@@ -76,7 +91,8 @@ Result<CuptiHost> CuptiHost::open(const std::string& chip,
   CUpti_Profiler_Host_Initialize_Params p{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
   p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   p.pChipName = chip.c_str();
-  p.pCounterAvailabilityImage = counter_availability.empty() ? nullptr : counter_availability.data();
+  p.pCounterAvailabilityImage =
+      counter_availability.empty() ? nullptr : counter_availability.data();
   CUptiResult r = cuptiProfilerHostInitialize(&p);
   if (r != CUPTI_SUCCESS)
     return Error::infrastructure("CUPTI does not know the chip '" + chip +

@@ -48,7 +48,7 @@ ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape
   GpuSession& g = **gpu;
   void** params = (*args)->params();
   ProfileData measured = profile_launch(
-      g, [&] { return g.launch(*fn, plan->dims, params); }, plan->dims, program.resources, *fn,
+      g, [&] { return g.enqueue(*fn, plan->dims, params); }, plan->dims, program.resources, *fn,
       *cubin, r.options);
   measured.kernel = p.kernel;
   measured.shape = p.shape;
@@ -78,8 +78,9 @@ Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r) {
     if (!m.head_seconds.empty()) p.timed_seconds = median_of(m.head_seconds);
     if (m.status != MeasureStatus::kPass)
       p.missing["a clean run"] = std::string(to_string(m.status)) + ": " + m.reason;
-    p.missing[kCountersKey] = "the host backend runs kernels on the CPU, which has no GPU "
-                              "counters; this summary rests on timing and the compiler report";
+    p.missing[kCountersKey] =
+        "the host backend runs kernels on the CPU, which has no GPU "
+        "counters; this summary rests on timing and the compiler report";
     p.missing["occupancy and roofline"] = "GPU-only notions; no GPU was used";
     out.push_back(std::move(p));
   }
@@ -104,6 +105,11 @@ ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const Laun
     if (p.resources.local_bytes < 0) p.resources.local_bytes = driver.local_bytes;
   }
 
+  LaunchOnce launch_and_wait = [&]() -> Status {
+    KGATE_RETURN_IF_ERROR(launch());
+    return gpu.synchronize();
+  };
+
   // 1. Timing, before any profiler touches the context.
   std::vector<double> samples;
   for (int i = 0; i < 3 + options.timed_samples; ++i) {
@@ -121,7 +127,8 @@ ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const Laun
   // from the calculator.
   Occupancy occ = theoretical_occupancy(gpu.limits(), p.resources, dims);
   if (function) {
-    if (auto blocks = gpu.active_blocks(function, dims); blocks.ok() && *blocks != occ.blocks_per_sm) {
+    if (auto blocks = gpu.active_blocks(function, dims);
+        blocks.ok() && *blocks != occ.blocks_per_sm) {
       int warps_per_block = int((dims.block[0] * dims.block[1] * dims.block[2] + 31) / 32);
       occ.blocks_per_sm = *blocks;
       occ.warps_per_sm = *blocks * warps_per_block;
@@ -142,7 +149,7 @@ ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const Laun
 
   // 4. Counters, last: replay and profiler state never touch the timing above.
   if (options.counters) {
-    auto counters = collect_counters(gpu.context(), gpu.device(), launch);
+    auto counters = collect_counters(gpu.context(), gpu.device(), launch_and_wait);
     if (counters.ok()) {
       p.metrics = counters->metrics;
       p.stalls = counters->stalls;
@@ -154,7 +161,7 @@ ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const Laun
   }
   // 5. PC sampling, after the counter session has ended.
   if (options.hot_regions) {
-    auto regions = hot_regions(gpu.context(), launch, cubin);
+    auto regions = hot_regions(gpu.context(), launch_and_wait, cubin);
     if (regions.ok())
       p.hot_regions = *regions;
     else
@@ -189,9 +196,9 @@ Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
     if (!r.shape.empty() && shape.name != r.shape) continue;
     if (!shape.runs_on(r.backend->name())) continue;
     progress("profiling " + r.kernel->name + " / " + shape.name);
-    ChildOutcome child = run_in_child(
-        [&] { return profile_cuda_shape(r, shape, program).to_json().dump(); },
-        r.options.time_limit_s);
+    ChildOutcome child =
+        run_in_child([&] { return profile_cuda_shape(r, shape, program).to_json().dump(); },
+                     r.options.time_limit_s);
     if (child.completed) {
       out.push_back(ProfileData::from_json(nlohmann::json::parse(child.payload)));
       continue;

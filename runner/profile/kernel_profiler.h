@@ -19,15 +19,17 @@
 namespace kgate::profile {
 
 struct ProfileOptions {
-  int timed_samples = 20;       // after 3 warm-up launches
-  bool counters = true;         // read CUPTI counters
-  bool roofline = true;         // attach (and measure once) the ceilings
-  bool hot_regions = true;      // PC sampling
-  std::string ceiling_file;     // empty: CeilingStore::default_store()
-  double time_limit_s = 300;    // per shape child
+  int timed_samples = 20;     // after 3 warm-up launches
+  bool counters = true;       // read CUPTI counters
+  bool roofline = true;       // attach (and measure once) the ceilings
+  bool hot_regions = true;    // PC sampling
+  std::string ceiling_file;   // empty: CeilingStore::default_store()
+  double time_limit_s = 300;  // per shape child
 };
 
-// In-process (child side): `launch` runs the kernel once and waits.
+// In-process (child side): `launch` enqueues the kernel once on gpu's stream
+// (GpuSession::enqueue); profile_launch waits where it must, so timing
+// measures the kernel, not a host round trip.
 // `function` (may be null) lets the driver compute active blocks per SM;
 // `cubin` (may be empty) maps hot PCs to source lines.
 ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const LaunchDims& dims,

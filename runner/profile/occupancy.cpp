@@ -8,11 +8,15 @@
 namespace kgate {
 namespace {
 
-int round_up(int v, int unit) { return (v + unit - 1) / unit * unit; }
+int round_up(int v, int unit) {
+  return (v + unit - 1) / unit * unit;
+}
 
 }  // namespace
 
-SmLimits SmLimits::h100_sxm() { return SmLimits{}; }
+SmLimits SmLimits::h100_sxm() {
+  return SmLimits{};
+}
 
 SmLimits SmLimits::a100() {
   SmLimits l;
@@ -46,8 +50,7 @@ Occupancy theoretical_occupancy(const SmLimits& limits, const ResourceReport& re
     caps.push_back({"registers", warps / warps_per_block});
   }
   int shared = std::max(0, resources.shared_bytes) + int(dims.shared_bytes);
-  int per_block =
-      round_up(shared + limits.reserved_shared_per_block, limits.shared_alloc_unit);
+  int per_block = round_up(shared + limits.reserved_shared_per_block, limits.shared_alloc_unit);
   caps.push_back({"shared memory", per_block > 0 ? limits.shared_per_sm / per_block : INT_MAX});
 
   // The first smallest cap names the limiter: ties go to the earlier, plainer one,
@@ -55,10 +58,10 @@ Occupancy theoretical_occupancy(const SmLimits& limits, const ResourceReport& re
   // change of code would move, so it wins ties.
   const Limit* worst = &caps[0];
   for (const Limit& l : caps) {
-    bool resource = std::string_view(l.name) == "registers" ||
-                    std::string_view(l.name) == "shared memory";
-    if (l.blocks < worst->blocks || (l.blocks == worst->blocks && resource && l.blocks <
-                                     limits.max_blocks_per_sm))
+    bool resource =
+        std::string_view(l.name) == "registers" || std::string_view(l.name) == "shared memory";
+    if (l.blocks < worst->blocks ||
+        (l.blocks == worst->blocks && resource && l.blocks < limits.max_blocks_per_sm))
       worst = &l;
   }
   o.blocks_per_sm = std::max(0, worst->blocks);

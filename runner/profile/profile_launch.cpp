@@ -33,8 +33,8 @@ struct Driver {
   CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
   CUresult (*cuFuncGetAttribute)(int*, CUfunction_attribute, CUfunction);
   CUresult (*cuFuncSetAttribute)(CUfunction, CUfunction_attribute, int);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, CUstream, void**, void**);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, CUstream, void**, void**);
   CUresult (*cuEventCreate)(CUevent*, unsigned int);
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuEventRecord)(CUevent, CUstream);
@@ -99,14 +99,19 @@ Status check(CUresult r, const std::string& what) {
 }
 
 // Only called after a session opened, so the driver is there.
-const Driver& D() { return *driver().value(); }
+const Driver& D() {
+  return *driver().value();
+}
 
 }  // namespace
 
 ResourceReport parse_ptxas_report(const std::string& log) {
   ResourceReport r;
   std::smatch m;
-  if (std::regex_search(log, m, std::regex(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
+  if (std::regex_search(
+          log, m,
+          std::regex(
+              R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)"))) {
     r.stack_bytes = std::stoi(m[1]);
     r.spill_store_bytes = std::stoi(m[2]);
     r.spill_load_bytes = std::stoi(m[3]);
@@ -122,8 +127,7 @@ Result<CudaImage> nvrtc_compile(const std::string& source, const std::string& na
                                 const std::string& arch, bool line_info,
                                 const std::vector<std::string>& extra_options) {
   nvrtcProgram prog;
-  if (nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr) !=
-      NVRTC_SUCCESS)
+  if (nvrtcCreateProgram(&prog, source.c_str(), name.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS)
     return Error::infrastructure("NVRTC could not create a program for " + name);
   std::vector<std::string> options = {"--gpu-architecture=" + arch, "-std=c++17",
                                       "--ptxas-options=-v"};
@@ -156,7 +160,8 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(int gpu) {
   std::unique_ptr<GpuSession> s(new GpuSession);
   KGATE_RETURN_IF_ERROR(check(D().cuDeviceGet(&s->device_, gpu), "cuDeviceGet"));
   char name[256] = {};
-  KGATE_RETURN_IF_ERROR(check(D().cuDeviceGetName(name, sizeof name, s->device_), "cuDeviceGetName"));
+  KGATE_RETURN_IF_ERROR(
+      check(D().cuDeviceGetName(name, sizeof name, s->device_), "cuDeviceGetName"));
   s->name_ = name;
   auto attr = [&](CUdevice_attribute a) {
     int v = 0;
@@ -173,8 +178,10 @@ Result<std::unique_ptr<GpuSession>> GpuSession::open(int gpu) {
   l.shared_per_sm = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR);
   l.reserved_shared_per_block = attr(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK);
   l.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-  KGATE_RETURN_IF_ERROR(check(D().cuCtxCreate(&s->context_, nullptr, 0, s->device_), "cuCtxCreate"));
-  KGATE_RETURN_IF_ERROR(check(D().cuStreamCreate(&s->stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
+  KGATE_RETURN_IF_ERROR(
+      check(D().cuCtxCreate(&s->context_, nullptr, 0, s->device_), "cuCtxCreate"));
+  KGATE_RETURN_IF_ERROR(
+      check(D().cuStreamCreate(&s->stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate"));
   return s;
 }
 
@@ -192,7 +199,8 @@ std::string GpuSession::arch() const {
 
 Result<CUdeviceptr> GpuSession::allocate(size_t bytes) {
   CUdeviceptr p = 0;
-  KGATE_RETURN_IF_ERROR(check(D().cuMemAlloc(&p, bytes), "cuMemAlloc of " + std::to_string(bytes) + " bytes"));
+  KGATE_RETURN_IF_ERROR(
+      check(D().cuMemAlloc(&p, bytes), "cuMemAlloc of " + std::to_string(bytes) + " bytes"));
   return p;
 }
 
@@ -219,13 +227,22 @@ Result<CUfunction> GpuSession::load(const std::string& cubin, const std::string&
 }
 
 Status GpuSession::launch(CUfunction f, const LaunchDims& d, void** params) {
+  KGATE_RETURN_IF_ERROR(enqueue(f, d, params));
+  return synchronize();
+}
+
+Status GpuSession::synchronize() {
+  return check(D().cuStreamSynchronize(stream_), "the kernel");
+}
+
+Status GpuSession::enqueue(CUfunction f, const LaunchDims& d, void** params) {
   if (d.shared_bytes > 48 * 1024)
     D().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(d.shared_bytes));
-  KGATE_RETURN_IF_ERROR(check(D().cuLaunchKernel(f, d.grid[0], d.grid[1], d.grid[2], d.block[0],
-                                                 d.block[1], d.block[2], d.shared_bytes, stream_,
-                                                 params, nullptr),
-                              "cuLaunchKernel"));
-  return check(D().cuStreamSynchronize(stream_), "the kernel");
+  KGATE_RETURN_IF_ERROR(
+      check(D().cuLaunchKernel(f, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
+                               d.block[2], d.shared_bytes, stream_, params, nullptr),
+            "cuLaunchKernel"));
+  return {};
 }
 
 Status GpuSession::copy_async(CUdeviceptr dst, CUdeviceptr src, size_t bytes) {
@@ -250,10 +267,10 @@ Result<double> GpuSession::time(const std::function<Status()>& work) {
 
 Result<int> GpuSession::active_blocks(CUfunction f, const LaunchDims& d) {
   int blocks = 0;
-  KGATE_RETURN_IF_ERROR(check(D().cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                                  &blocks, f, int(d.block[0] * d.block[1] * d.block[2]),
-                                  d.shared_bytes),
-                              "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
+  KGATE_RETURN_IF_ERROR(
+      check(D().cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                &blocks, f, int(d.block[0] * d.block[1] * d.block[2]), d.shared_bytes),
+            "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
   return blocks;
 }
 

@@ -59,7 +59,11 @@ class GpuSession {
 
   // Loads a cubin (kept alive by the session) and finds `entry`.
   Result<CUfunction> load(const std::string& cubin, const std::string& entry);
-  // `params` as cuLaunchKernel takes them; waits for the launch to finish.
+  // `params` as cuLaunchKernel takes them; enqueues on the session's stream.
+  Status enqueue(CUfunction f, const LaunchDims& dims, void** params);
+  // Waits for the stream; a kernel's execution error surfaces here.
+  Status synchronize();
+  // enqueue + synchronize.
   Status launch(CUfunction f, const LaunchDims& dims, void** params);
   // Seconds of `work` between two events on the stream (work must use stream()).
   Result<double> time(const std::function<Status()>& work);

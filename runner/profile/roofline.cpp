@@ -20,7 +20,9 @@ std::filesystem::path state_dir() {
   return std::filesystem::temp_directory_path() / "kgate-state";
 }
 
-CeilingStore CeilingStore::default_store() { return CeilingStore(state_dir() / "roofline.json"); }
+CeilingStore CeilingStore::default_store() {
+  return CeilingStore(state_dir() / "roofline.json");
+}
 
 std::optional<Ceilings> CeilingStore::find(const std::string& gpu) const {
   auto text = read_file(file_);
@@ -115,7 +117,7 @@ Result<Ceilings> measure_ceilings(GpuSession& gpu) {
   double best_fma = 1e9;
   Status ran;
   for (int i = 0; i < 6; ++i) {
-    auto t = gpu.time([&] { return gpu.launch(*fn, dims, params); });
+    auto t = gpu.time([&] { return gpu.enqueue(*fn, dims, params); });
     if (!t.ok()) {
       ran = t.error();
       break;

@@ -38,8 +38,8 @@ TEST(ProfileCli, HostBackendPrintsTheDegradedSummaryAndJson) {
 }
 
 TEST(ProfileCli, UnknownKernelOrShapeIsBadInput) {
-  auto out = run_kgate({"profile", "nope", "--repo", testing::example_dir().string(),
-                        "--backend", "host"});
+  auto out = run_kgate(
+      {"profile", "nope", "--repo", testing::example_dir().string(), "--backend", "host"});
   EXPECT_EQ(out.exit_code, 2) << out.err;
   EXPECT_NE(out.err.find("no kernel 'nope'"), std::string::npos) << out.err;
   out = run_kgate({"profile", "rmsnorm", "--repo", testing::example_dir().string(), "--backend",
@@ -48,8 +48,8 @@ TEST(ProfileCli, UnknownKernelOrShapeIsBadInput) {
 }
 
 TEST(ProfileCli, CudaWithoutAGpuSaysWhy) {
-  auto probe = run_kgate({"profile", "rmsnorm", "--repo", testing::example_dir().string(),
-                          "--backend", "cuda"});
+  auto probe = run_kgate(
+      {"profile", "rmsnorm", "--repo", testing::example_dir().string(), "--backend", "cuda"});
   if (probe.exit_code == 0) GTEST_SKIP() << "a GPU is present";
   EXPECT_NE(probe.exit_code, 1);
   EXPECT_FALSE(probe.err.empty());

@@ -24,8 +24,12 @@ void expect_config_builds(const std::string& chip) {
   EXPECT_LE(*passes, 64u) << chip;
 }
 
-TEST(CuptiMetrics, ConfigImageBuildsForHopper) { expect_config_builds("GH100"); }
-TEST(CuptiMetrics, ConfigImageBuildsForAmpere) { expect_config_builds("GA100"); }
+TEST(CuptiMetrics, ConfigImageBuildsForHopper) {
+  expect_config_builds("GH100");
+}
+TEST(CuptiMetrics, ConfigImageBuildsForAmpere) {
+  expect_config_builds("GA100");
+}
 
 TEST(CuptiMetrics, HopperAddsTheGmmaStall) {
   bool gh = false, ga = false;

@@ -29,6 +29,7 @@ extern "C" __global__ void spilly(float* out, const float* in, long n) {
 #pragma unroll
   for (int k = 0; k < 48; ++k) acc[k] = in[(i + k * 977) % n];
   float s = 0;
+#pragma unroll
   for (int r = 0; r < 8; ++r) {
 #pragma unroll
     for (int k = 0; k < 48; ++k) acc[k] = acc[k] * acc[(k + r + 1) % 48] + 1.0f;
@@ -50,10 +51,10 @@ std::string gpu_problem() {
   return child.payload;
 }
 
-#define REQUIRE_GPU()                                   \
-  do {                                                  \
-    static const std::string problem = gpu_problem();   \
-    if (!problem.empty()) GTEST_SKIP() << problem;      \
+#define REQUIRE_GPU()                                 \
+  do {                                                \
+    static const std::string problem = gpu_problem(); \
+    if (!problem.empty()) GTEST_SKIP() << problem;    \
   } while (0)
 
 struct Case {
@@ -64,7 +65,7 @@ struct Case {
 };
 
 // Compiles kKernels, runs `c` once profiled in a child, returns the profile.
-ProfileData profile_case(const Case& c, const std::string& ceiling_file) {
+ProfileData profile_case(const Case& c, const std::string& ceiling_file, bool sample_pcs = false) {
   ChildOutcome child = run_in_child(
       [&]() -> std::string {
         auto gpu = GpuSession::open(0);
@@ -87,9 +88,10 @@ ProfileData profile_case(const Case& c, const std::string& ceiling_file) {
         dims.block[0] = c.block;
         ProfileOptions options;
         options.ceiling_file = ceiling_file;
+        options.hot_regions = sample_pcs;  // only where tested: a sampling fault costs one test
         ProfileData p = profile_launch(
-            g, [&] { return g.launch(*fn, dims, params); }, dims, image->resources, *fn, image->cubin,
-            options);
+            g, [&] { return g.enqueue(*fn, dims, params); }, dims, image->resources, *fn,
+            image->cubin, options);
         p.kernel = c.entry;
         p.shape = "n=" + std::to_string(c.n);
         p.bytes_moved = 2 * bytes;
@@ -106,7 +108,9 @@ ProfileData profile_case(const Case& c, const std::string& ceiling_file) {
   return p;
 }
 
-bool counters_read(const ProfileData& p) { return !p.missing.count("hardware counters"); }
+bool counters_read(const ProfileData& p) {
+  return !p.missing.count("hardware counters");
+}
 
 class ProfileGpu : public ::testing::Test {
  protected:
@@ -160,8 +164,10 @@ TEST_F(ProfileGpu, SpillingKernelShowsItsSpills) {
 
 TEST_F(ProfileGpu, HotRegionsMapToSourceLines) {
   REQUIRE_GPU();
-  ProfileData p = profile_case({"spilly", 4L << 20, 0, 256, {"--maxrregcount=32"}}, ceilings());
-  if (p.hot_regions.empty()) GTEST_SKIP() << "no PC samples: " << p.missing["hottest instruction regions"];
+  ProfileData p =
+      profile_case({"spilly", 4L << 20, 0, 256, {"--maxrregcount=32"}}, ceilings(), true);
+  if (p.hot_regions.empty())
+    GTEST_SKIP() << "no PC samples: " << p.missing["hottest instruction regions"];
   EXPECT_LE(p.hot_regions.size(), 3u);
   EXPECT_GT(p.hot_regions[0].share_pct, 0);
   EXPECT_NE(p.hot_regions[0].source.find("profile_gpu_test.cu:"), std::string::npos)

@@ -26,14 +26,22 @@ ProfileData base_profile() {
   p.theoretical = theoretical_occupancy(SmLimits::h100_sxm(), p.resources, p.dims);
   p.ceilings = Ceilings{4.0e12, 60e12, "2026-11-30"};
   p.metrics = {
-      {metric::kDurationNs, 200000},   {metric::kDramPct, 20},
-      {metric::kDramBytes, 2e8},       {metric::kL1HitPct, 10},
-      {metric::kL2HitPct, 40},         {metric::kLdSectors, 4e6},
-      {metric::kLdRequests, 1e6},      {metric::kLdBytesRequested, 128e6},
-      {metric::kStSectors, 4e6},       {metric::kStRequests, 1e6},
-      {metric::kStBytesRequested, 128e6}, {metric::kAchievedOccupancyPct, 80},
-      {metric::kSmPct, 20},            {metric::kMemPct, 20},
-      {metric::kBranchUniformPct, 100}, {metric::kFp32Flops, 1e6},
+      {metric::kDurationNs, 200000},
+      {metric::kDramPct, 20},
+      {metric::kDramBytes, 2e8},
+      {metric::kL1HitPct, 10},
+      {metric::kL2HitPct, 40},
+      {metric::kLdSectors, 4e6},
+      {metric::kLdRequests, 1e6},
+      {metric::kLdBytesRequested, 128e6},
+      {metric::kStSectors, 4e6},
+      {metric::kStRequests, 1e6},
+      {metric::kStBytesRequested, 128e6},
+      {metric::kAchievedOccupancyPct, 80},
+      {metric::kSmPct, 20},
+      {metric::kMemPct, 20},
+      {metric::kBranchUniformPct, 100},
+      {metric::kFp32Flops, 1e6},
       {metric::kLocalBytes, 0},
   };
   p.stalls = {{"long_scoreboard", 12}, {"wait", 2}, {"selected", 1}, {"barrier", 0.5}};

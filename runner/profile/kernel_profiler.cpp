@@ -166,6 +166,8 @@ ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const Laun
       p.hot_regions = *regions;
     else
       p.missing["hottest instruction regions"] = regions.error().message;
+  } else {
+    p.missing["hottest instruction regions"] = "not requested";
   }
   return p;
 }

@@ -1,0 +1,221 @@
+#include "runner/profile/kernel_profiler.h"
+
+#include <algorithm>
+
+#include "core/file_util.h"
+#include "core/log.h"
+#include "core/subprocess.h"
+#include "runner/kernel_run.h"
+#include "runner/launch_plan.h"
+#include "runner/profile/pc_sampling.h"
+
+namespace kgate::profile {
+namespace {
+
+const char* const kCountersKey = "hardware counters";
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The child side of one CUDA shape: everything in this process is fresh.
+ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape,
+                               const Program& program) {
+  ProfileData p;
+  p.kernel = r.kernel->name;
+  p.shape = shape.name;
+  p.backend = "cuda";
+  p.resources = program.resources;
+  auto fail = [&](const std::string& what, const Error& e) {
+    p.missing[what] = e.message;
+    return p;
+  };
+  const Implementation* impl = r.kernel->implementation("cuda");
+  auto plan = plan_launch(*r.kernel, impl, shape, program.tunables);
+  if (!plan.ok()) return fail("launch plan", plan.error());
+  p.dims = plan->dims;
+  p.bytes_moved = plan->total_bytes();
+  auto gpu = GpuSession::open(r.gpu);
+  if (!gpu.ok()) return fail("everything measured on the GPU", gpu.error());
+  p.device = (*gpu)->name();
+  auto cubin = read_file(program.artifact);
+  if (!cubin.ok()) return fail("everything measured on the GPU", cubin.error());
+  auto fn = (*gpu)->load(*cubin, program.entry);
+  if (!fn.ok()) return fail("everything measured on the GPU", fn.error());
+  auto args = LaunchArgs::make(**gpu, *plan, r.seed);
+  if (!args.ok()) return fail("everything measured on the GPU", args.error());
+  GpuSession& g = **gpu;
+  void** params = (*args)->params();
+  ProfileData measured = profile_launch(
+      g, [&] { return g.enqueue(*fn, plan->dims, params); }, plan->dims, program.resources, *fn,
+      *cubin, r.options);
+  measured.kernel = p.kernel;
+  measured.shape = p.shape;
+  measured.bytes_moved = p.bytes_moved;
+  return measured;
+}
+
+// Host backend: the harness times the kernel; counters do not exist.
+Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r) {
+  KernelRunOptions run;
+  run.shape = r.shape;
+  run.seed = r.seed;
+  run.gpu = r.gpu;
+  auto report = run_kernel(*r.manifest, *r.kernel, *r.backend, run);
+  if (!report.ok()) return report.error();
+  if (!report->compiled)
+    return Error::bad_input(r.kernel->name + " does not compile:\n" + report->compile_error);
+  std::vector<ProfileData> out;
+  for (const ShapeMeasurement& m : report->shapes) {
+    ProfileData p;
+    p.kernel = m.kernel;
+    p.shape = m.shape;
+    p.backend = report->backend;
+    p.device = m.device.name;
+    p.resources = report->program.resources;
+    p.bytes_moved = m.bytes_moved;
+    if (!m.head_seconds.empty()) p.timed_seconds = median_of(m.head_seconds);
+    if (m.status != MeasureStatus::kPass)
+      p.missing["a clean run"] = std::string(to_string(m.status)) + ": " + m.reason;
+    p.missing[kCountersKey] =
+        "the host backend runs kernels on the CPU, which has no GPU "
+        "counters; this summary rests on timing and the compiler report";
+    p.missing["occupancy and roofline"] = "GPU-only notions; no GPU was used";
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
+ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const LaunchDims& dims,
+                           const ResourceReport& resources, CUfunction function,
+                           const std::string& cubin, const ProfileOptions& options) {
+  ProfileData p;
+  p.backend = "cuda";
+  p.device = gpu.name();
+  p.multiprocessors = gpu.limits().multiprocessors;
+  p.dims = dims;
+  p.resources = resources;
+  if (function) {
+    ResourceReport driver = gpu.function_resources(function);
+    if (p.resources.registers < 0) p.resources.registers = driver.registers;
+    if (p.resources.shared_bytes < 0) p.resources.shared_bytes = driver.shared_bytes;
+    if (p.resources.local_bytes < 0) p.resources.local_bytes = driver.local_bytes;
+  }
+
+  LaunchOnce launch_and_wait = [&]() -> Status {
+    KGATE_RETURN_IF_ERROR(launch());
+    return gpu.synchronize();
+  };
+
+  // 1. Timing, before any profiler touches the context.
+  std::vector<double> samples;
+  for (int i = 0; i < 3 + options.timed_samples; ++i) {
+    auto t = gpu.time(launch);
+    if (!t.ok()) {
+      p.missing["timing"] = t.error().message;
+      p.missing[kCountersKey] = "not attempted: the kernel failed to run";
+      return p;
+    }
+    if (i >= 3) samples.push_back(*t);
+  }
+  if (!samples.empty()) p.timed_seconds = median_of(samples);
+
+  // 2. Theoretical occupancy: the driver's count where it can, the limiter
+  // from the calculator.
+  Occupancy occ = theoretical_occupancy(gpu.limits(), p.resources, dims);
+  if (function) {
+    if (auto blocks = gpu.active_blocks(function, dims);
+        blocks.ok() && *blocks != occ.blocks_per_sm) {
+      int warps_per_block = int((dims.block[0] * dims.block[1] * dims.block[2] + 31) / 32);
+      occ.blocks_per_sm = *blocks;
+      occ.warps_per_sm = *blocks * warps_per_block;
+      occ.pct = 100.0 * occ.warps_per_sm / occ.max_warps_per_sm;
+    }
+  }
+  p.theoretical = occ;
+
+  // 3. Ceilings (measured once per GPU model, then read from the store).
+  if (options.roofline) {
+    CeilingStore store = options.ceiling_file.empty() ? CeilingStore::default_store()
+                                                      : CeilingStore(options.ceiling_file);
+    if (auto c = ceilings_for(gpu, store); c.ok())
+      p.ceilings = *c;
+    else
+      p.missing["roofline ceilings"] = c.error().message;
+  }
+
+  // 4. Counters, last: replay and profiler state never touch the timing above.
+  if (options.counters) {
+    auto counters = collect_counters(gpu.context(), gpu.device(), launch_and_wait);
+    if (counters.ok()) {
+      p.metrics = counters->metrics;
+      p.stalls = counters->stalls;
+    } else {
+      p.missing[kCountersKey] = counters.error().message;
+    }
+  } else {
+    p.missing[kCountersKey] = "not requested";
+  }
+  // 5. PC sampling, after the counter session has ended.
+  if (options.hot_regions) {
+    auto regions = hot_regions(gpu.context(), launch_and_wait, cubin);
+    if (regions.ok())
+      p.hot_regions = *regions;
+    else
+      p.missing["hottest instruction regions"] = regions.error().message;
+  } else {
+    p.missing["hottest instruction regions"] = "not requested";
+  }
+  return p;
+}
+
+Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
+  if (r.backend->name() == "host") return profile_host(r);
+
+  const Implementation* impl = r.kernel->implementation(r.backend->name());
+  if (!impl)
+    return Error::bad_input(r.kernel->name + " has no \"" + r.backend->name() +
+                            "\" implementation");
+  if (!r.shape.empty() && !r.kernel->shape(r.shape))
+    return Error::bad_input(r.kernel->name + " has no shape '" + r.shape + "'");
+  progress("compiling " + r.kernel->name + " (" + r.backend->name() + ", with line info)");
+  CompileRequest compile;
+  compile.kernel = r.kernel;
+  compile.impl = impl;
+  compile.root = r.manifest->root;
+  compile.line_info = true;
+  auto compiled = r.backend->compile(compile);
+  if (!compiled.ok()) return compiled.error();
+  if (!compiled->ok)
+    return Error::bad_input(r.kernel->name + " does not compile:\n" + compiled->digest());
+  const Program program = compiled->program;
+
+  std::vector<ProfileData> out;
+  for (const Shape& shape : r.kernel->shapes) {
+    if (!r.shape.empty() && shape.name != r.shape) continue;
+    if (!shape.runs_on(r.backend->name())) continue;
+    progress("profiling " + r.kernel->name + " / " + shape.name);
+    ChildOutcome child =
+        run_in_child([&] { return profile_cuda_shape(r, shape, program).to_json().dump(); },
+                     r.options.time_limit_s);
+    if (child.completed) {
+      out.push_back(ProfileData::from_json(nlohmann::json::parse(child.payload)));
+      continue;
+    }
+    ProfileData p;
+    p.kernel = r.kernel->name;
+    p.shape = shape.name;
+    p.backend = r.backend->name();
+    p.resources = program.resources;
+    p.missing["everything measured on the GPU"] =
+        "the profiling child " + child.describe(r.options.time_limit_s) +
+        (child.err_tail.empty() ? "" : ": " + child.err_tail);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace kgate::profile

@@ -1,0 +1,56 @@
+#pragma once
+// Profiles one launch: times it first (CUDA events, apart from profiling),
+// then reads hardware counters through CUPTI, computes theoretical occupancy
+// and attaches the roofline ceilings. Whatever cannot be read is recorded in
+// ProfileData::missing with the reason, never guessed.
+//
+// profile_kernel() does it for a manifest kernel, each shape in a forked
+// child so the parent never initializes CUDA.
+#include <string>
+#include <vector>
+
+#include "core/manifest.h"
+#include "runner/backend.h"
+#include "runner/profile/counter_profiler.h"
+#include "runner/profile/profile_launch.h"
+#include "runner/profile/roofline.h"
+#include "runner/profile_summary.h"
+
+namespace kgate::profile {
+
+struct ProfileOptions {
+  int timed_samples = 20;     // after 3 warm-up launches
+  bool counters = true;       // read CUPTI counters
+  bool roofline = true;       // attach (and measure once) the ceilings
+  bool hot_regions = true;    // PC sampling
+  std::string ceiling_file;   // empty: CeilingStore::default_store()
+  double time_limit_s = 300;  // per shape child
+};
+
+// In-process (child side): `launch` enqueues the kernel once on gpu's stream
+// (GpuSession::enqueue); profile_launch waits where it must, so timing
+// measures the kernel, not a host round trip.
+// `function` (may be null) lets the driver compute active blocks per SM;
+// `cubin` (may be empty) maps hot PCs to source lines.
+ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const LaunchDims& dims,
+                           const ResourceReport& resources, CUfunction function,
+                           const std::string& cubin, const ProfileOptions& options);
+
+struct KernelProfileRequest {
+  const Manifest* manifest = nullptr;
+  const Kernel* kernel = nullptr;
+  Backend* backend = nullptr;
+  std::string shape;  // empty: every shape that runs on the backend
+  int gpu = 0;
+  uint64_t seed = 1;
+  ProfileOptions options;
+};
+
+// Compiles the kernel (with line info) and profiles each shape. On the host
+// backend there are no counters: timing from the harness plus the compiler
+// report, with the missing numbers named. An Error is bad input or
+// infrastructure; a kernel that fails in a shape's child is a ProfileData
+// whose `missing` says so.
+Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& request);
+
+}  // namespace kgate::profile

@@ -1,0 +1,147 @@
+#include "runner/profile/roofline.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+
+#include <nlohmann/json.hpp>
+
+#include "core/file_util.h"
+
+namespace kgate::profile {
+
+std::filesystem::path state_dir() {
+  if (const char* dir = std::getenv("KGATE_STATE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_STATE_HOME"); xdg && *xdg)
+    return std::filesystem::path(xdg) / "kgate";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::filesystem::path(home) / ".local" / "state" / "kgate";
+  return std::filesystem::temp_directory_path() / "kgate-state";
+}
+
+CeilingStore CeilingStore::default_store() {
+  return CeilingStore(state_dir() / "roofline.json");
+}
+
+std::optional<Ceilings> CeilingStore::find(const std::string& gpu) const {
+  auto text = read_file(file_);
+  if (!text.ok()) return std::nullopt;
+  nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
+  if (!j.is_object() || !j.contains(gpu) || !j[gpu].is_object()) return std::nullopt;
+  Ceilings c = Ceilings::from_json(j[gpu]);
+  if (c.bandwidth_bytes_per_s <= 0 || c.fp32_flops_per_s <= 0) return std::nullopt;
+  return c;
+}
+
+Status CeilingStore::save(const std::string& gpu, const Ceilings& ceilings) const {
+  nlohmann::json j = nlohmann::json::object();
+  if (auto text = read_file(file_); text.ok()) {
+    j = nlohmann::json::parse(*text, nullptr, false);
+    if (!j.is_object()) j = nlohmann::json::object();  // a broken file is replaced
+  }
+  j[gpu] = ceilings.to_json();
+  std::error_code ec;
+  std::filesystem::create_directories(file_.parent_path(), ec);
+  return write_file_atomic(file_, j.dump(2) + "\n");
+}
+
+// Each thread runs 8 independent FMA chains so the pipes never wait on a
+// dependency; the result is stored only if impossible, so nothing is
+// optimized away and memory traffic is nil.
+const char* const kFmaPeakSource = R"(
+extern "C" __global__ void kgate_fma_peak(float* out, int iterations, float seed) {
+  float a0 = seed + threadIdx.x, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3;
+  float a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;
+  const float m = 0.999999f, c = 1e-7f;
+  for (int i = 0; i < iterations; ++i) {
+#pragma unroll
+    for (int k = 0; k < 16; ++k) {
+      a0 = fmaf(a0, m, c); a1 = fmaf(a1, m, c); a2 = fmaf(a2, m, c); a3 = fmaf(a3, m, c);
+      a4 = fmaf(a4, m, c); a5 = fmaf(a5, m, c); a6 = fmaf(a6, m, c); a7 = fmaf(a7, m, c);
+    }
+  }
+  float s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+  if (s == 12345.678f) out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+}
+)";
+
+namespace {
+constexpr int kFmaIterations = 4096;
+}
+
+double fma_peak_flops(unsigned blocks, unsigned threads) {
+  return double(blocks) * threads * kFmaIterations * 16 * 8 * 2;
+}
+
+Result<Ceilings> measure_ceilings(GpuSession& gpu) {
+  Ceilings c;
+  // Bandwidth: a copy far larger than L2 (50 MB on H100), read + write counted.
+  const size_t bytes = size_t(1) << 30;
+  auto src = gpu.allocate(bytes);
+  if (!src.ok()) return src.error();
+  auto dst = gpu.allocate(bytes);
+  if (!dst.ok()) {
+    gpu.release(*src);
+    return dst.error();
+  }
+  Status filled = gpu.fill(*src, 0x3c, bytes);
+  double best_copy = 1e9;
+  for (int i = 0; i < 6 && filled.ok(); ++i) {
+    auto t = gpu.time([&] { return gpu.copy_async(*dst, *src, bytes); });
+    if (!t.ok()) {
+      filled = t.error();
+      break;
+    }
+    if (i > 0) best_copy = std::min(best_copy, *t);  // the first run warms up
+  }
+  gpu.release(*src);
+  gpu.release(*dst);
+  if (!filled.ok()) return filled.error();
+  c.bandwidth_bytes_per_s = 2.0 * double(bytes) / best_copy;
+
+  // FP32: enough blocks to fill every SM many times over.
+  auto image = nvrtc_compile(kFmaPeakSource, "kgate_fma_peak.cu", gpu.arch(), false);
+  if (!image.ok()) return image.error();
+  auto fn = gpu.load(image->cubin, "kgate_fma_peak");
+  if (!fn.ok()) return fn.error();
+  auto out = gpu.allocate(sizeof(float) * 1024 * 1024 * 8);
+  if (!out.ok()) return out.error();
+  LaunchDims dims;
+  dims.block[0] = 256;
+  dims.grid[0] = unsigned(gpu.limits().multiprocessors) * 8 * 4;
+  CUdeviceptr out_ptr = *out;
+  int iterations = kFmaIterations;
+  float seed = 1.0f;
+  void* params[] = {&out_ptr, &iterations, &seed};
+  double best_fma = 1e9;
+  Status ran;
+  for (int i = 0; i < 6; ++i) {
+    auto t = gpu.time([&] { return gpu.enqueue(*fn, dims, params); });
+    if (!t.ok()) {
+      ran = t.error();
+      break;
+    }
+    if (i > 0) best_fma = std::min(best_fma, *t);
+  }
+  gpu.release(*out);
+  if (!ran.ok()) return ran.error();
+  c.fp32_flops_per_s = fma_peak_flops(dims.grid[0], dims.block[0]) / best_fma;
+
+  std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  c.measured_at = date;
+  return c;
+}
+
+Result<Ceilings> ceilings_for(GpuSession& gpu, const CeilingStore& store) {
+  if (auto c = store.find(gpu.name())) return *c;
+  auto c = measure_ceilings(gpu);
+  if (!c.ok()) return c.error();
+  // Not being able to store them costs a re-measure next time, nothing more.
+  (void)store.save(gpu.name(), *c);
+  return c;
+}
+
+}  // namespace kgate::profile

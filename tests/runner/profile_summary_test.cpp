@@ -1,0 +1,252 @@
+// The profile summary on constructed metric sets: one per bottleneck class,
+// the 600-word bound, the before/after comparison and the missing-counter path.
+#include <gtest/gtest.h>
+
+#include "runner/profile/occupancy.h"
+#include "runner/profile_summary.h"
+
+namespace kgate {
+namespace {
+
+// A large 1-D launch on an H200 with every counter present and nothing busy.
+ProfileData base_profile() {
+  ProfileData p;
+  p.kernel = "k";
+  p.shape = "s";
+  p.backend = "cuda";
+  p.device = "NVIDIA H200";
+  p.multiprocessors = 132;
+  p.dims.grid[0] = 16384;
+  p.dims.block[0] = 256;
+  p.resources.registers = 32;
+  p.resources.spill_store_bytes = 0;
+  p.resources.spill_load_bytes = 0;
+  p.resources.shared_bytes = 0;
+  p.resources.stack_bytes = 0;
+  p.theoretical = theoretical_occupancy(SmLimits::h100_sxm(), p.resources, p.dims);
+  p.ceilings = Ceilings{4.0e12, 60e12, "2026-11-30"};
+  p.metrics = {
+      {metric::kDurationNs, 200000},
+      {metric::kDramPct, 20},
+      {metric::kDramBytes, 2e8},
+      {metric::kL1HitPct, 10},
+      {metric::kL2HitPct, 40},
+      {metric::kLdSectors, 4e6},
+      {metric::kLdRequests, 1e6},
+      {metric::kLdBytesRequested, 128e6},
+      {metric::kStSectors, 4e6},
+      {metric::kStRequests, 1e6},
+      {metric::kStBytesRequested, 128e6},
+      {metric::kAchievedOccupancyPct, 80},
+      {metric::kSmPct, 20},
+      {metric::kMemPct, 20},
+      {metric::kBranchUniformPct, 100},
+      {metric::kFp32Flops, 1e6},
+      {metric::kLocalBytes, 0},
+  };
+  p.stalls = {{"long_scoreboard", 12}, {"wait", 2}, {"selected", 1}, {"barrier", 0.5}};
+  return p;
+}
+
+TEST(ProfileSummary, CopyLikeKernelIsMemoryBoundAndEfficient) {
+  ProfileData p = base_profile();
+  p.metrics[metric::kDramPct] = 91;
+  p.metrics[metric::kMemPct] = 92;
+  p.metrics[metric::kDramBytes] = 7.2e8;  // 3.6 TB/s over 200 us: 90% of 4 TB/s
+  Classification c = classify(p);
+  EXPECT_EQ(c.bottleneck, Bottleneck::kMemoryEfficient) << c.evidence;
+  std::string s = render_summary(p);
+  EXPECT_NE(s.find("memory-bound and efficient"), std::string::npos) << s;
+  EXPECT_NE(s.find("90% of the measured 4000 GB/s ceiling"), std::string::npos) << s;
+}
+
+TEST(ProfileSummary, StridedKernelIsMemoryBoundWithPoorCoalescing) {
+  ProfileData p = base_profile();
+  p.metrics[metric::kMemPct] = 85;
+  p.metrics[metric::kDramPct] = 70;
+  p.metrics[metric::kLdSectors] = 32e6;  // 32 sectors per request: 1 of 8 words used
+  p.metrics[metric::kLdBytesRequested] = 128e6;
+  Classification c = classify(p);
+  EXPECT_EQ(c.bottleneck, Bottleneck::kMemoryPoorCoalescing) << c.evidence;
+  EXPECT_NE(c.evidence.find("32.0 sectors/request"), std::string::npos) << c.evidence;
+  EXPECT_NEAR(*coalescing_pct(p, true), 12.5, 1e-9);
+}
+
+TEST(ProfileSummary, PoorCoalescingFromSectorsAloneWhenBytesAreMissing) {
+  ProfileData p = base_profile();
+  p.metrics[metric::kMemPct] = 85;
+  p.metrics.erase(metric::kLdBytesRequested);
+  p.metrics.erase(metric::kStBytesRequested);
+  p.metrics[metric::kLdSectors] = 32e6;
+  EXPECT_EQ(classify(p).bottleneck, Bottleneck::kMemoryPoorCoalescing);
+}
+
+TEST(ProfileSummary, ArithmeticKernelIsComputeBound) {
+  ProfileData p = base_profile();
+  p.metrics[metric::kSmPct] = 88;
+  p.metrics[metric::kMemPct] = 10;
+  p.metrics[metric::kFp32Flops] = 1e10;  // 50 TFLOP/s over 200 us
+  Classification c = classify(p);
+  EXPECT_EQ(c.bottleneck, Bottleneck::kComputeBound) << c.evidence;
+  EXPECT_NE(c.evidence.find("83% of the measured ceiling"), std::string::npos) << c.evidence;
+}
+
+TEST(ProfileSummary, FewWarpsReadAsLatencyBoundWithLowOccupancy) {
+  ProfileData p = base_profile();
+  p.metrics[metric::kAchievedOccupancyPct] = 12;
+  Classification c = classify(p);
+  EXPECT_EQ(c.bottleneck, Bottleneck::kLatencyLowOccupancy) << c.evidence;
+  EXPECT_NE(c.evidence.find("long_scoreboard"), std::string::npos) << c.evidence;
+}
+
+TEST(ProfileSummary, ResidentWarpsButIdleUnitsReadAsLatencyBound) {
+  EXPECT_EQ(classify(base_profile()).bottleneck, Bottleneck::kLatencyBound);
+}
+
+TEST(ProfileSummary, HeavyRegistersReadAsRegisterLimited) {
+  ProfileData p = base_profile();
+  p.resources.registers = 168;
+  p.theoretical = theoretical_occupancy(SmLimits::h100_sxm(), p.resources, p.dims);
+  ASSERT_EQ(p.theoretical->limiter, "registers");
+  p.metrics[metric::kAchievedOccupancyPct] = 22;
+  Classification c = classify(p);
+  EXPECT_EQ(c.bottleneck, Bottleneck::kRegisterLimited) << c.evidence;
+  EXPECT_NE(c.evidence.find("168 registers"), std::string::npos);
+}
+
+TEST(ProfileSummary, SpillsAreShown) {
+  ProfileData p = base_profile();
+  p.resources.registers = 255;
+  p.resources.spill_store_bytes = 96;
+  p.resources.spill_load_bytes = 120;
+  p.metrics[metric::kLocalBytes] = 5e7;
+  Classification c = classify(p);
+  EXPECT_EQ(c.bottleneck, Bottleneck::kRegisterLimited);
+  std::string s = render_summary(p);
+  EXPECT_NE(s.find("spills 96 B stored / 120 B loaded (SPILLS)"), std::string::npos) << s;
+  EXPECT_NE(s.find("local-memory traffic 50.00 MB"), std::string::npos) << s;
+}
+
+TEST(ProfileSummary, TinyLaunchIsLaunchBound) {
+  ProfileData p = base_profile();
+  p.dims.grid[0] = 1;
+  p.dims.block[0] = 32;
+  p.metrics[metric::kDurationNs] = 2500;
+  p.metrics[metric::kSmPct] = 1;
+  p.metrics[metric::kMemPct] = 1;
+  Classification c = classify(p);
+  EXPECT_EQ(c.bottleneck, Bottleneck::kLaunchBound) << c.evidence;
+  EXPECT_NE(c.evidence.find("2.50 us"), std::string::npos) << c.evidence;
+}
+
+TEST(ProfileSummary, MissingCountersAreNamedWithTheirReason) {
+  ProfileData p = base_profile();
+  p.metrics.clear();
+  p.stalls.clear();
+  p.timed_seconds = 150e-6;
+  p.bytes_moved = 64 << 20;
+  p.missing["hardware counters"] =
+      "no permission to read GPU performance counters (ERR_NVGPUCTRPERM)";
+  Classification c = classify(p);
+  EXPECT_EQ(c.bottleneck, Bottleneck::kUnknown) << c.evidence;
+  std::string s = render_summary(p);
+  EXPECT_NE(s.find("Missing numbers"), std::string::npos);
+  EXPECT_NE(s.find("ERR_NVGPUCTRPERM"), std::string::npos) << s;
+  EXPECT_NE(s.find("150.00 us"), std::string::npos) << s;  // timing still reported
+  EXPECT_NE(s.find("DRAM n/a"), std::string::npos) << s;
+}
+
+TEST(ProfileSummary, WithoutCountersRooflineStillTellsMemoryBound) {
+  ProfileData p = base_profile();
+  p.metrics.clear();
+  p.timed_seconds = 100e-6;
+  p.bytes_moved = 350'000'000;  // 3.5 TB/s of a 4 TB/s ceiling
+  p.missing["hardware counters"] = "the GPU is virtualized";
+  EXPECT_EQ(classify(p).bottleneck, Bottleneck::kMemoryEfficient);
+}
+
+TEST(ProfileSummary, StaysUnderSixHundredWordsEvenWithLongReasons) {
+  ProfileData p = base_profile();
+  for (int i = 0; i < 6; ++i) {
+    HotRegion h;
+    h.function = "kernel";
+    h.pc_offset = 0x100 * i;
+    h.share_pct = 30 - i;
+    h.top_stall = "long_scoreboard";
+    h.source = "csrc/k.cu:" + std::to_string(10 + i);
+    h.sass = "LDG.E.128 R4, [R2.64]";
+    p.hot_regions.push_back(h);
+  }
+  std::string long_reason;
+  for (int i = 0; i < 400; ++i) long_reason += "word ";
+  for (int i = 0; i < 12; ++i) p.missing["thing " + std::to_string(i)] = long_reason;
+  std::string s = render_summary(p);
+  EXPECT_LE(count_words(s), kMaxSummaryWords);
+  EXPECT_LE(count_words(render_summary(base_profile())), 400u);
+}
+
+TEST(ProfileSummary, JsonRoundTripsAndCarriesTheClass) {
+  ProfileData p = base_profile();
+  p.metrics[metric::kMemPct] = 85;
+  nlohmann::json j = summary_json(p);
+  EXPECT_EQ(j["bottleneck"], "memory_efficient");
+  EXPECT_NEAR(j["derived"]["ld_sectors_per_request"].get<double>(), 4.0, 1e-9);
+  ProfileData q = ProfileData::from_json(j);
+  EXPECT_EQ(q.metrics, p.metrics);
+  EXPECT_EQ(q.stalls, p.stalls);
+  EXPECT_EQ(q.dims.grid[0], 16384u);
+  EXPECT_EQ(q.theoretical->limiter, p.theoretical->limiter);
+  EXPECT_EQ(render_summary(q), render_summary(p));
+}
+
+TEST(ProfileSummary, BeforeAfterComparisonShowsTheChange) {
+  ProfileData before = base_profile();
+  before.metrics[metric::kMemPct] = 85;
+  before.metrics[metric::kLdSectors] = 32e6;
+  ProfileData after = base_profile();
+  after.metrics[metric::kMemPct] = 90;
+  after.metrics[metric::kDurationNs] = 50000;
+  std::string s = render_comparison(before, after);
+  EXPECT_NE(s.find("memory-bound with poor coalescing -> memory-bound and efficient"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("4.00x faster"), std::string::npos) << s;
+  EXPECT_NE(s.find("| load sectors/request | 32.0 | 4.0 | -28.0 |"), std::string::npos) << s;
+  EXPECT_LE(count_words(s), kMaxSummaryWords);
+}
+
+TEST(Occupancy, H100LimitersFromTheOccupancyCalculator) {
+  SmLimits h100 = SmLimits::h100_sxm();
+  ResourceReport r;
+  LaunchDims d;
+  d.block[0] = 256;
+  r.registers = 32;
+  r.shared_bytes = 0;
+  Occupancy o = theoretical_occupancy(h100, r, d);
+  EXPECT_EQ(o.blocks_per_sm, 8);
+  EXPECT_DOUBLE_EQ(o.pct, 100);
+
+  r.registers = 128;  // 128*32 = 4096 regs/warp -> 16 warps -> 2 blocks of 8 warps
+  o = theoretical_occupancy(h100, r, d);
+  EXPECT_EQ(o.limiter, "registers");
+  EXPECT_EQ(o.blocks_per_sm, 2);
+  EXPECT_DOUBLE_EQ(o.pct, 25);
+
+  r.registers = 32;
+  r.shared_bytes = 100 * 1024;  // 101 KiB with the reserve -> 2 blocks
+  o = theoretical_occupancy(h100, r, d);
+  EXPECT_EQ(o.limiter, "shared memory");
+  EXPECT_EQ(o.blocks_per_sm, 2);
+
+  r.shared_bytes = 0;
+  d.block[0] = 32;  // 1 warp per block: 32 blocks/SM cap -> 50%
+  o = theoretical_occupancy(h100, r, d);
+  EXPECT_EQ(o.limiter, "blocks per SM");
+  EXPECT_DOUBLE_EQ(o.pct, 50);
+
+  d.block[0] = 2048;
+  EXPECT_EQ(theoretical_occupancy(h100, r, d).blocks_per_sm, 0);
+}
+
+}  // namespace
+}  // namespace kgate

@@ -1,0 +1,260 @@
+// kgate gate --repo DIR --base REV --head REV: gate the kernels a change
+// touches. Both revisions are read with libgit2 into temporary folders; the
+// manifest comes from each revision; results go to stdout and to the
+// requested reports (JSON, Markdown, JUnit, GitHub Actions).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "cli/command.h"
+#include "core/file_util.h"
+#include "core/log.h"
+#include "core/manifest_loader.h"
+#include "core/text_table.h"
+#include "gate/ab_gate.h"
+#include "gate/baseline_store.h"
+#include "gate/gate_report.h"
+#include "gate/git_tree.h"
+#include "gate/kernel_changes.h"
+
+namespace kgate::cli {
+namespace {
+
+struct GateArgs {
+  std::string repo = ".";
+  std::string base, head;
+  bool all = false;
+  std::string kernel;
+  std::string backend = "auto";
+  std::string json, markdown, junit;
+  std::string baselines;  // empty: <head tree>/baselines when present
+  double budget_s = 0;    // 0: the manifest's
+  uint64_t seed = 0;
+  int gpu = 0;
+};
+
+// A temporary folder removed on scope exit. Invariant: path exists while alive.
+class ScratchDir {
+ public:
+  static Result<ScratchDir> make() {
+    std::string templ = (std::filesystem::temp_directory_path() / "kgate-gate-XXXXXX").string();
+    if (!mkdtemp(templ.data()))
+      return Error::infrastructure("cannot create a temporary folder in " + templ);
+    return ScratchDir(templ);
+  }
+  ScratchDir(ScratchDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  explicit ScratchDir(std::filesystem::path p) : path_(std::move(p)) {}
+  std::filesystem::path path_;
+};
+
+Status append_to_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::app | std::ios::binary);
+  out << text;
+  if (!out) return Error::infrastructure("cannot append to " + path);
+  return {};
+}
+
+std::string change_cell(const ShapeGate& s) {
+  return format_change(s.interval);
+}
+
+int run(const GateArgs& args) {
+  auto repo = GitRepository::open(args.repo);
+  if (!repo.ok()) return fail(repo.error());
+  auto base_commit = (*repo)->resolve(args.base);
+  if (!base_commit.ok()) return fail(base_commit.error().with_context("--base"));
+  auto head_commit = (*repo)->resolve(args.head);
+  if (!head_commit.ok()) return fail(head_commit.error().with_context("--head"));
+
+  auto scratch = ScratchDir::make();
+  if (!scratch.ok()) return fail(scratch.error());
+  std::filesystem::path base_tree = scratch->path() / "base", head_tree = scratch->path() / "head";
+  progress("reading " + args.base + " (" + base_commit->substr(0, 12) + ") and " + args.head +
+           " (" + head_commit->substr(0, 12) + ")");
+  if (Status s = (*repo)->materialize(*base_commit, base_tree); !s.ok()) return fail(s.error());
+  if (Status s = (*repo)->materialize(*head_commit, head_tree); !s.ok()) return fail(s.error());
+
+  auto head_manifest_path = find_manifest(head_tree);
+  if (!head_manifest_path)
+    return fail(Error::bad_input("no kgate.json (or .github/kgate.json) in " + args.head));
+  auto head_manifest = load_manifest(*head_manifest_path);
+  if (!head_manifest.ok())
+    return fail(head_manifest.error().with_context("kgate.json at " + args.head));
+  std::string manifest_dir =
+      std::filesystem::relative(head_manifest->root, head_tree).generic_string();
+  if (manifest_dir == ".") manifest_dir.clear();
+
+  GateReport report;
+  report.repository = (*repo)->workdir().filename().string();
+  if (report.repository.empty())
+    report.repository = (*repo)->workdir().parent_path().filename().string();
+  report.base = args.base;
+  report.head = args.head;
+  report.base_commit = *base_commit;
+  report.head_commit = *head_commit;
+  report.manifest_dir = manifest_dir;
+
+  std::optional<Manifest> base_manifest;
+  if (auto path = find_manifest(base_tree)) {
+    auto loaded = load_manifest(*path);
+    if (loaded.ok())
+      base_manifest = std::move(loaded.value());
+    else
+      report.notes.push_back("the base's kgate.json does not load (" + loaded.error().message +
+                             "); every kernel is checked as new");
+  } else {
+    report.notes.push_back("the base has no kgate.json; every kernel is checked as new");
+  }
+
+  std::string backend_name = args.backend == "auto" ? default_backend_name() : args.backend;
+  auto backend = make_backend(backend_name);
+  if (!backend.ok()) return fail(backend.error());
+  if (Status s = (*backend)->available(); !s.ok()) return fail(s.error());
+
+  auto changed = (*repo)->changed_paths(*base_commit, *head_commit);
+  if (!changed.ok()) return fail(changed.error());
+  auto changes = changed_kernels(base_manifest ? &*base_manifest : nullptr, *head_manifest,
+                                 backend_name, *changed, manifest_dir, args.all);
+  if (!args.kernel.empty()) {
+    if (!head_manifest->kernel(args.kernel))
+      return fail(Error::bad_input("no kernel '" + args.kernel + "' in the head's kgate.json"));
+    std::erase_if(changes, [&](const KernelChange& c) { return c.kernel != args.kernel; });
+  }
+  if (changes.empty())
+    report.notes.push_back("no kernel changed between " + args.base + " and " + args.head);
+
+  std::filesystem::path baselines_dir = args.baselines.empty()
+                                            ? head_manifest->root / "baselines"
+                                            : std::filesystem::path(args.baselines);
+  GateOptions options;
+  options.seed = args.seed;
+  options.gpu = args.gpu;
+  GatePolicy policy = head_manifest->gate;
+  if (args.budget_s > 0) policy.budget_s = args.budget_s;
+  options.policy = policy;
+  bool infrastructure_error = false;
+  for (const KernelChange& change : changes) {
+    const Kernel& kernel = *head_manifest->kernel(change.kernel);
+    if (!kernel.implementation(backend_name)) {
+      report.notes.push_back(kernel.name + ": no \"" + backend_name +
+                             "\" implementation, not gated");
+      continue;
+    }
+    progress("gating " + kernel.name + ": " + change.why);
+    GateSources sources;
+    sources.head.root = head_manifest->root;
+    if (!change.is_new) {
+      const Kernel* before = base_manifest->kernel(kernel.name);
+      if (before && before->implementation(backend_name)) {
+        GateSide base;
+        base.kernel = before;
+        base.root = base_manifest->root;
+        sources.base = base;
+      }
+    }
+    auto gated = gate_kernel(*head_manifest, kernel, **backend, sources, options);
+    if (!gated.ok()) {
+      if (gated.error().kind == ExitCode::kInfrastructure) return fail(gated.error());
+      return fail(gated.error().with_context(kernel.name));
+    }
+    gated->why = change.why;
+    for (const ShapeGate& s : gated->shapes) infrastructure_error |= s.verdict == Verdict::kError;
+    if (!gated->device.name.empty()) {
+      auto stored = load_baseline(baseline_path(baselines_dir, gated->device.name, kernel.name));
+      if (!stored.ok())
+        warn(stored.error().message);
+      else if (*stored && (*stored)->latest())
+        attach_baseline(*gated, *(*stored)->latest());
+    }
+    report.kernels.push_back(std::move(gated.value()));
+  }
+
+  // Terminal table on stdout.
+  TextTable table(
+      {"kernel", "shape", "phase", "base", "head", "change [interval]", "rounds", "verdict"});
+  for (const KernelGate& k : report.kernels) {
+    if (!k.head_compiled) {
+      table.add({k.kernel, "-", "-", "-", "-", "-", "-", "does not compile"});
+      std::fprintf(stderr, "%s does not compile:\n%s", k.kernel.c_str(),
+                   k.head_compile_error.c_str());
+    }
+    for (const ShapeGate& s : k.shapes) {
+      std::string verdict(to_string(s.verdict));
+      if (s.fails) verdict += " (FAIL)";
+      if (!s.reason.empty()) verdict += ": " + s.reason;
+      table.add({k.kernel, s.shape, s.phase,
+                 s.base_median_s > 0 ? format_seconds(s.base_median_s) : "-",
+                 s.head_median_s > 0 ? format_seconds(s.head_median_s) : "-", change_cell(s),
+                 std::to_string(s.rounds), verdict});
+    }
+  }
+  for (const std::string& n : report.notes) std::printf("note: %s\n", n.c_str());
+  if (!report.kernels.empty()) std::fputs(table.render().c_str(), stdout);
+  std::printf("%s\n", report.passed() ? "gate: passed" : "gate: FAILED");
+
+  if (!args.json.empty())
+    if (Status s = write_file_atomic(args.json, report.to_json().dump(2) + "\n"); !s.ok())
+      return fail(s.error());
+  std::string markdown = render_markdown(report);
+  if (!args.markdown.empty())
+    if (Status s = write_file_atomic(args.markdown, markdown); !s.ok()) return fail(s.error());
+  if (!args.junit.empty())
+    if (Status s = write_file_atomic(args.junit, render_junit(report)); !s.ok())
+      return fail(s.error());
+  if (const char* gha = std::getenv("GITHUB_ACTIONS"); gha && std::string(gha) == "true") {
+    if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary)
+      if (Status s = append_to_file(summary, markdown + "\n"); !s.ok()) warn(s.error().message);
+    std::fputs(render_github_annotations(report).c_str(), stdout);
+  }
+  std::fflush(stdout);
+
+  bool failed_check = false;
+  for (const KernelGate& k : report.kernels) {
+    if (!k.head_compiled) failed_check = true;
+    for (const ShapeGate& s : k.shapes) failed_check |= s.fails && s.verdict != Verdict::kError;
+  }
+  if (failed_check) return to_int(ExitCode::kCheckFailed);
+  if (infrastructure_error) return to_int(ExitCode::kInfrastructure);
+  return 0;
+}
+
+CommandRegistration registration(
+    "gate", "Gate the kernels changed between two git revisions (correctness + A/B timing)",
+    [](CLI::App& app) {
+      auto args = std::make_shared<GateArgs>();
+      app.add_option("--repo", args->repo, "The git repository (any folder inside it)")
+          ->capture_default_str();
+      app.add_option("--base", args->base, "Base revision (branch, tag, commit, HEAD~1)")
+          ->required();
+      app.add_option("--head", args->head, "Head revision")->required();
+      app.add_flag("--all", args->all, "Gate every kernel, changed or not");
+      app.add_option("--kernel", args->kernel, "Only this kernel");
+      app.add_option("--backend", args->backend, "host, cuda, or auto (cuda when a GPU is found)")
+          ->check(CLI::IsMember({"auto", "host", "cuda"}))
+          ->capture_default_str();
+      app.add_option("--json", args->json, "Write the full report as JSON to this file");
+      app.add_option("--markdown", args->markdown, "Write the Markdown summary to this file");
+      app.add_option("--junit", args->junit, "Write JUnit XML to this file");
+      app.add_option("--baselines", args->baselines,
+                     "Folder of stored baselines to compare head with (default: baselines/ of the "
+                     "head revision)");
+      app.add_option("--budget", args->budget_s,
+                     "Timing budget per kernel-shape in seconds (default: the manifest's)");
+      app.add_option("--seed", args->seed,
+                     "Input seed (default: drawn from the clock, recorded in --json)");
+      app.add_option("--gpu", args->gpu, "GPU index (after CUDA_VISIBLE_DEVICES)")
+          ->capture_default_str();
+      return [args] { return run(*args); };
+    });
+
+}  // namespace
+}  // namespace kgate::cli

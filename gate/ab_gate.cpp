@@ -1,0 +1,347 @@
+#include "gate/ab_gate.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "core/file_util.h"
+#include "core/log.h"
+#include "runner/isolated_measure.h"
+#include "runner/reference.h"
+
+namespace kgate {
+namespace {
+
+nlohmann::json number_or_null(double v) {
+  if (std::isfinite(v)) return v;
+  return nullptr;
+}
+double number_from(const nlohmann::json& j, const char* key) {
+  return j.contains(key) && j[key].is_number() ? j[key].get<double>() : std::nan("");
+}
+
+nlohmann::json policy_json(const GatePolicy& p) {
+  return {{"max_regression", p.max_regression},
+          {"min_improvement", p.min_improvement},
+          {"confidence", p.confidence},
+          {"budget_s", p.budget_s},
+          {"resolution", p.resolution}};
+}
+GatePolicy policy_from_json(const nlohmann::json& j) {
+  GatePolicy p;
+  p.max_regression = j.value("max_regression", p.max_regression);
+  p.min_improvement = j.value("min_improvement", p.min_improvement);
+  p.confidence = j.value("confidence", p.confidence);
+  p.budget_s = j.value("budget_s", p.budget_s);
+  p.resolution = j.value("resolution", p.resolution);
+  return p;
+}
+
+int severity(Verdict v) {
+  switch (v) {
+    case Verdict::kIncorrect:
+      return 6;
+    case Verdict::kError:
+      return 5;
+    case Verdict::kSlower:
+      return 4;
+    case Verdict::kInconclusive:
+      return 3;
+    case Verdict::kNew:
+      return 2;
+    case Verdict::kSame:
+      return 1;
+    case Verdict::kFaster:
+      return 0;
+  }
+  return 5;
+}
+
+// Compiles one side; an Error is infrastructure, a refusal is ok == false.
+Result<CompileOutcome> compile_side(const Manifest& manifest, const Kernel& head_kernel,
+                                    Backend& backend, const GateSide& side) {
+  if (side.program) {
+    CompileOutcome done;
+    done.ok = true;
+    done.program = *side.program;
+    return done;
+  }
+  const Kernel& kernel = side.kernel ? *side.kernel : head_kernel;
+  const Implementation* impl = kernel.implementation(backend.name());
+  if (!impl)
+    return Error::bad_input(kernel.name + " has no \"" + backend.name() + "\" implementation");
+  CompileRequest request;
+  request.kernel = &kernel;
+  request.impl = impl;
+  request.root = side.root.empty() ? manifest.root : side.root;
+  request.source_text = side.source_text;
+  request.tunables = side.tunables;
+  return backend.compile(request);
+}
+
+// The first line that names `entry` followed by '(' (its definition, usually).
+int entry_line(const std::string& text, const std::string& entry) {
+  int line = 1;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view l(text.data() + start, end - start);
+    size_t at = l.find(entry);
+    if (at != std::string_view::npos) {
+      size_t after = l.find_first_not_of(" \t", at + entry.size());
+      if (after != std::string_view::npos && l[after] == '(') return line;
+    }
+    ++line;
+    start = end + 1;
+  }
+  return 1;
+}
+
+}  // namespace
+
+nlohmann::json BaselineComparison::to_json() const {
+  return {{"median_s", median_s},       {"p10_s", p10_s},      {"p90_s", p90_s}, {"ratio", ratio},
+          {"within_band", within_band}, {"recorded", recorded}};
+}
+
+BaselineComparison BaselineComparison::from_json(const nlohmann::json& j) {
+  BaselineComparison b;
+  b.median_s = j.value("median_s", 0.0);
+  b.p10_s = j.value("p10_s", 0.0);
+  b.p90_s = j.value("p90_s", 0.0);
+  b.ratio = j.value("ratio", 1.0);
+  b.within_band = j.value("within_band", true);
+  b.recorded = j.value("recorded", "");
+  return b;
+}
+
+nlohmann::json ShapeGate::to_json() const {
+  nlohmann::json j = {{"shape", shape},
+                      {"phase", phase},
+                      {"verdict", std::string(to_string(verdict))},
+                      {"fails", fails},
+                      {"reason", reason},
+                      {"interval", interval.to_json()},
+                      {"base_median_s", number_or_null(base_median_s)},
+                      {"head_median_s", number_or_null(head_median_s)},
+                      {"head_p10_s", number_or_null(head_p10_s)},
+                      {"head_p90_s", number_or_null(head_p90_s)},
+                      {"rounds", rounds},
+                      {"timing_seconds", timing_seconds},
+                      {"throttled_samples", throttled_samples},
+                      {"check", check.to_json()}};
+  if (baseline) j["baseline"] = baseline->to_json();
+  return j;
+}
+
+ShapeGate ShapeGate::from_json(const nlohmann::json& j) {
+  ShapeGate s;
+  s.shape = j.value("shape", "");
+  s.phase = j.value("phase", "");
+  s.verdict = verdict_from_string(j.value("verdict", "error"));
+  s.fails = j.value("fails", false);
+  s.reason = j.value("reason", "");
+  if (j.contains("interval")) s.interval = RatioInterval::from_json(j["interval"]);
+  s.base_median_s = number_from(j, "base_median_s");
+  s.head_median_s = number_from(j, "head_median_s");
+  s.head_p10_s = number_from(j, "head_p10_s");
+  s.head_p90_s = number_from(j, "head_p90_s");
+  s.rounds = j.value("rounds", 0);
+  s.timing_seconds = j.value("timing_seconds", 0.0);
+  s.throttled_samples = j.value("throttled_samples", 0);
+  if (j.contains("check")) s.check = CheckReport::from_json(j["check"]);
+  if (j.contains("baseline")) s.baseline = BaselineComparison::from_json(j["baseline"]);
+  return s;
+}
+
+bool KernelGate::passed() const {
+  if (!head_compiled) return false;
+  for (const ShapeGate& s : shapes)
+    if (s.fails) return false;
+  return true;
+}
+
+Verdict KernelGate::overall() const {
+  if (!head_compiled) return Verdict::kIncorrect;
+  Verdict worst = Verdict::kFaster;
+  bool any = false;
+  for (const ShapeGate& s : shapes) {
+    if (!any || severity(s.verdict) > severity(worst)) worst = s.verdict;
+    any = true;
+  }
+  return any ? worst : Verdict::kSame;
+}
+
+nlohmann::json KernelGate::to_json() const {
+  nlohmann::json j = {{"kernel", kernel},
+                      {"backend", backend},
+                      {"source", source},
+                      {"source_line", source_line},
+                      {"why", why},
+                      {"policy", policy_json(policy)},
+                      {"head_compiled", head_compiled},
+                      {"base_compiled", base_compiled},
+                      {"head_compile_error", head_compile_error},
+                      {"base_compile_error", base_compile_error},
+                      {"passed", passed()},
+                      {"verdict", std::string(to_string(overall()))},
+                      {"device", device.to_json()},
+                      {"seed", seed},
+                      {"shapes", nlohmann::json::array()}};
+  for (const ShapeGate& s : shapes) j["shapes"].push_back(s.to_json());
+  return j;
+}
+
+KernelGate KernelGate::from_json(const nlohmann::json& j) {
+  KernelGate k;
+  k.kernel = j.value("kernel", "");
+  k.backend = j.value("backend", "");
+  k.source = j.value("source", "");
+  k.source_line = j.value("source_line", 1);
+  k.why = j.value("why", "");
+  if (j.contains("policy")) k.policy = policy_from_json(j["policy"]);
+  k.head_compiled = j.value("head_compiled", false);
+  k.base_compiled = j.value("base_compiled", false);
+  k.head_compile_error = j.value("head_compile_error", "");
+  k.base_compile_error = j.value("base_compile_error", "");
+  if (j.contains("device")) {
+    const auto& d = j["device"];
+    k.device.name = d.value("name", "");
+    k.device.driver = d.value("driver", "");
+    k.device.runtime = d.value("runtime", "");
+    k.device.arch = d.value("arch", "");
+    k.device.peak_sm_clock_mhz = d.value("peak_sm_clock_mhz", 0.0);
+  }
+  k.seed = j.value("seed", uint64_t{0});
+  for (const auto& s : j.value("shapes", nlohmann::json::array()))
+    k.shapes.push_back(ShapeGate::from_json(s));
+  return k;
+}
+
+Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, Backend& backend,
+                               const GateSources& sources, const GateOptions& options) {
+  KernelGate gate;
+  gate.kernel = kernel.name;
+  gate.backend = backend.name();
+  gate.policy = options.policy.value_or(manifest.gate);
+  const Implementation* impl = kernel.implementation(backend.name());
+  if (!impl)
+    return Error::bad_input(kernel.name + " has no \"" + backend.name() + "\" implementation in " +
+                            manifest.path.string());
+  gate.source = impl->source;
+  std::string head_text;
+  if (sources.head.source_text) {
+    head_text = *sources.head.source_text;
+  } else if (auto text = read_file((sources.head.root.empty() ? manifest.root : sources.head.root) /
+                                   impl->source);
+             text.ok()) {
+    head_text = *text;
+  }
+  gate.source_line = entry_line(head_text, impl->entry);
+  if (!options.shape.empty() && !kernel.shape(options.shape))
+    return Error::bad_input(kernel.name + " has no shape '" + options.shape + "'");
+
+  progress("compiling head of " + kernel.name + " (" + backend.name() + ")");
+  auto head = compile_side(manifest, kernel, backend, sources.head);
+  if (!head.ok()) return head.error();
+  if (!head->ok) {
+    gate.head_compile_error = head->digest();
+    return gate;
+  }
+  gate.head_compiled = true;
+  std::optional<CompileOutcome> base;
+  if (sources.base) {
+    progress("compiling base of " + kernel.name);
+    auto compiled = compile_side(manifest, kernel, backend, *sources.base);
+    if (!compiled.ok()) return compiled.error();
+    if (compiled->ok) {
+      gate.base_compiled = true;
+      base = std::move(compiled.value());
+    } else {
+      // A base that does not build leaves nothing to compare with: the head
+      // is still checked for correctness.
+      gate.base_compile_error = compiled->digest();
+      warn("base of " + kernel.name + " does not compile; checking head for correctness only");
+    }
+  }
+
+  auto reference = build_reference(kernel, manifest.root);
+  if (!reference.ok()) return reference.error();
+  if (!reference->ok)
+    return Error::bad_input("the reference of " + kernel.name + " (" + kernel.reference.source +
+                            ") does not compile:\n" + reference->digest());
+
+  gate.seed =
+      options.seed
+          ? options.seed
+          : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  for (size_t i = 0; i < kernel.shapes.size(); ++i) {
+    const Shape& shape = kernel.shapes[i];
+    if (!options.shape.empty() && shape.name != options.shape) continue;
+    if (!shape.runs_on(backend.name())) continue;
+    progress("gating " + kernel.name + " / " + shape.name);
+    MeasureRequest m;
+    m.kernel = &kernel;
+    m.impl = impl;
+    m.shape = &shape;
+    m.backend = &backend;
+    m.gpu = options.gpu;
+    m.head = &head->program;
+    m.base = base ? &base->program : nullptr;
+    m.reference = &reference->program;
+    m.seed = gate.seed + i * 1000;
+    m.time = options.time;
+    m.warmup = kernel.timing.warmup;
+    m.min_samples = options.min_samples;
+    m.max_samples = std::max(options.max_samples, options.min_samples);
+    m.budget_s = gate.policy.budget_s;
+    m.enough = adaptive_stop(gate.policy);
+    m.time_limit_s = kernel.timing.time_limit_s + gate.policy.budget_s;
+    auto started = std::chrono::steady_clock::now();
+    ShapeMeasurement measured = measure_shape(m);
+    ShapeGate s;
+    s.timing_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    s.shape = shape.name;
+    s.phase = shape.phase;
+    s.check = measured.check;
+    s.head_seconds = measured.head_seconds;
+    s.base_seconds = measured.base_seconds;
+    s.throttled_samples = measured.throttled_samples;
+    s.head_median_s = measured.head_median();
+    s.base_median_s = measured.base_median();
+    s.head_p10_s = quantile(measured.head_seconds, 0.1);
+    s.head_p90_s = quantile(measured.head_seconds, 0.9);
+    s.rounds =
+        static_cast<int>(std::min(measured.head_seconds.size(), measured.base_seconds.size()));
+    if (gate.device.name.empty()) gate.device = measured.device;
+    if (measured.status == MeasureStatus::kFail) {
+      s.verdict = Verdict::kIncorrect;
+      s.fails = true;
+      s.reason = measured.reason;
+    } else if (measured.status == MeasureStatus::kError) {
+      s.verdict = Verdict::kError;
+      s.fails = true;
+      s.reason = measured.reason;
+    } else if (!base || !options.time) {
+      s.verdict = Verdict::kNew;
+    } else {
+      s.interval = paired_ratio_interval(measured.head_seconds, measured.base_seconds,
+                                         gate.policy.confidence);
+      s.verdict = decide(s.interval, gate.policy);
+      s.fails = breaks_policy(s.verdict, s.interval, gate.policy);
+      if (s.fails) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf,
+                      "%.1f%% slower (%.1f%% to %.1f%%), more than the allowed %.1f%%",
+                      (s.interval.estimate - 1) * 100, (s.interval.low - 1) * 100,
+                      (s.interval.high - 1) * 100, gate.policy.max_regression * 100);
+        s.reason = buf;
+      }
+    }
+    gate.shapes.push_back(std::move(s));
+  }
+  return gate;
+}
+
+}  // namespace kgate

@@ -1,0 +1,74 @@
+#include "gate/verdict.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace kgate {
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kFaster:
+      return "faster";
+    case Verdict::kSlower:
+      return "slower";
+    case Verdict::kSame:
+      return "same";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    case Verdict::kIncorrect:
+      return "incorrect";
+    case Verdict::kError:
+      return "error";
+    case Verdict::kNew:
+      return "new";
+  }
+  return "?";
+}
+
+Verdict verdict_from_string(std::string_view text) {
+  for (Verdict v : {Verdict::kFaster, Verdict::kSlower, Verdict::kSame, Verdict::kInconclusive,
+                    Verdict::kIncorrect, Verdict::kError, Verdict::kNew})
+    if (to_string(v) == text) return v;
+  return Verdict::kError;
+}
+
+Verdict decide(const RatioInterval& r, const GatePolicy& policy) {
+  if (r.pairs == 0) return Verdict::kInconclusive;
+  if (r.low > 1 && r.estimate >= 1 + policy.resolution) return Verdict::kSlower;
+  double gain = std::max(policy.min_improvement, policy.resolution);
+  if (r.high < 1 && r.estimate <= 1 - gain) return Verdict::kFaster;
+  if (r.low >= 1 / (1 + policy.max_regression) && r.high <= 1 + policy.max_regression)
+    return Verdict::kSame;
+  return Verdict::kInconclusive;
+}
+
+bool breaks_policy(Verdict verdict, const RatioInterval& r, const GatePolicy& policy) {
+  return verdict == Verdict::kSlower && r.estimate > 1 + policy.max_regression;
+}
+
+double interim_confidence(const GatePolicy& policy) {
+  return 1 - (1 - policy.confidence) / 10;
+}
+
+bool decided_early(const std::vector<double>& head, const std::vector<double>& base,
+                   const GatePolicy& policy) {
+  RatioInterval r = paired_ratio_interval(head, base, interim_confidence(policy));
+  if (r.pairs == 0 || r.low <= 0) return false;
+  if (r.low > 1 && r.estimate >= 1 + policy.resolution) return true;
+  if (r.high < 1 && r.estimate <= 1 - policy.resolution) return true;
+  return r.low >= 1 / (1 + policy.resolution) && r.high <= 1 + policy.resolution;
+}
+
+EnoughSamples adaptive_stop(const GatePolicy& policy) {
+  // Looks are spaced geometrically (each at >= 10% more pairs than the last):
+  // fewer looks keep the error spent on peeking small and the cost O(n log n).
+  auto last_look = std::make_shared<size_t>(0);
+  return [policy, last_look](const std::vector<double>& head, const std::vector<double>& base) {
+    size_t n = std::min(head.size(), base.size());
+    if (n < *last_look + std::max<size_t>(5, *last_look / 10)) return false;
+    *last_look = n;
+    return decided_early(head, base, policy);
+  };
+}
+
+}  // namespace kgate

@@ -1,0 +1,105 @@
+// Reports: failures first in Markdown, size-bounded; JUnit counts; GitHub
+// annotations escaped as workflow commands require.
+#include <gtest/gtest.h>
+
+#include "gate/gate_report.h"
+
+namespace kgate {
+namespace {
+
+ShapeGate shape(const std::string& name, Verdict v, double est, bool fails) {
+  ShapeGate s;
+  s.shape = name;
+  s.phase = "decode";
+  s.verdict = v;
+  s.fails = fails;
+  s.interval.estimate = est;
+  s.interval.low = est * 0.99;
+  s.interval.high = est * 1.01;
+  s.interval.pairs = 100;
+  s.base_median_s = 10e-6;
+  s.head_median_s = 10e-6 * est;
+  if (fails) s.reason = "slower, 100% <more> than allowed";
+  return s;
+}
+
+GateReport sample_report() {
+  GateReport r;
+  r.base = "main";
+  r.head = "pr";
+  r.base_commit = std::string(40, 'a');
+  r.head_commit = std::string(40, 'b');
+  r.manifest_dir = "csrc";
+  KernelGate k;
+  k.kernel = "rmsnorm";
+  k.source = "kernels/rmsnorm.cu";
+  k.source_line = 12;
+  k.head_compiled = true;
+  k.shapes = {shape("ok-shape", Verdict::kSame, 1.0, false),
+              shape("slow-shape", Verdict::kSlower, 2.0, true)};
+  r.kernels.push_back(k);
+  KernelGate broken;
+  broken.kernel = "softmax";
+  broken.source = "kernels/softmax.cu";
+  broken.head_compile_error = "softmax.cu:3: error: expected ';'\n";
+  r.kernels.push_back(broken);
+  return r;
+}
+
+TEST(GateReport, MarkdownPutsFailuresFirst) {
+  GateReport r = sample_report();
+  std::string md = render_markdown(r);
+  EXPECT_NE(md.find("## kgate: failed"), std::string::npos);
+  size_t slow = md.find("| rmsnorm | slow-shape"), ok = md.find("| rmsnorm | ok-shape"),
+         broken = md.find("| softmax |");
+  ASSERT_NE(slow, std::string::npos);
+  ASSERT_NE(ok, std::string::npos);
+  EXPECT_LT(slow, ok);
+  EXPECT_LT(broken, ok);
+  EXPECT_NE(md.find("+100.0% [+98.0, +102.0]"), std::string::npos) << md;
+  EXPECT_NE(md.find("**slower (fail)**"), std::string::npos);
+  EXPECT_NE(md.find("### Failures"), std::string::npos);
+}
+
+TEST(GateReport, MarkdownStaysUnderTheLimit) {
+  GateReport r = sample_report();
+  for (int i = 0; i < 2000; ++i)
+    r.kernels[0].shapes.push_back(shape("s" + std::to_string(i), Verdict::kSame, 1, false));
+  std::string md = render_markdown(r, 65000);
+  EXPECT_LE(md.size(), 65000u);
+  EXPECT_NE(md.find("more rows left out"), std::string::npos);
+  EXPECT_NE(md.find("slow-shape"), std::string::npos);  // failures survive the cut
+}
+
+TEST(GateReport, JunitCountsAndEscapes) {
+  std::string xml = render_junit(sample_report());
+  EXPECT_NE(xml.find("<testsuites name=\"kgate gate\" tests=\"3\" failures=\"2\" errors=\"0\">"),
+            std::string::npos)
+      << xml;
+  EXPECT_NE(xml.find("&lt;more&gt;"), std::string::npos);
+  EXPECT_EQ(xml.find("<more>"), std::string::npos);
+}
+
+TEST(GateReport, GithubAnnotationsPointAtTheSource) {
+  std::string a = render_github_annotations(sample_report());
+  EXPECT_NE(a.find("::error file=csrc/kernels/rmsnorm.cu,line=12,title=kgate%3A rmsnorm slower on "
+                   "slow-shape::slower, 100%25 <more> than allowed"),
+            std::string::npos)
+      << a;
+  EXPECT_NE(a.find("::error file=csrc/kernels/softmax.cu,line=1,title=kgate%3A softmax does not "
+                   "compile::softmax.cu:3: "
+                   "error: expected ';'%0A"),
+            std::string::npos)
+      << a;
+}
+
+TEST(GateReport, JsonRoundTrip) {
+  GateReport r = sample_report();
+  GateReport back = GateReport::from_json(nlohmann::json::parse(r.to_json().dump()));
+  EXPECT_EQ(back.to_json(), r.to_json());
+  EXPECT_FALSE(back.passed());
+  EXPECT_EQ(back.kernels[0].overall(), Verdict::kSlower);
+}
+
+}  // namespace
+}  // namespace kgate

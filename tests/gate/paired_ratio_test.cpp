@@ -1,0 +1,196 @@
+// The gate's statistics on synthetic samples with known shifts and noise
+// shapes: coverage on equal distributions, power on known shifts.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "gate/noise_model.h"
+#include "gate/paired_ratio.h"
+#include "gate/verdict.h"
+
+namespace kgate {
+namespace {
+
+const NoiseShape kShapes[] = {NoiseShape::kNormal, NoiseShape::kLognormal, NoiseShape::kBimodal,
+                              NoiseShape::kOutliers, NoiseShape::kGpuLike};
+
+TEST(Quantile, InterpolatesLinearly) {
+  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4}, 0.5), 2.5);
+  EXPECT_DOUBLE_EQ(quantile({5}, 0.9), 5);
+  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4, 5}, 0.1), 1.4);
+  EXPECT_TRUE(std::isnan(quantile({}, 0.5)));
+}
+
+TEST(NormalQuantile, MatchesKnownValues) {
+  EXPECT_NEAR(normal_quantile(0.975), 1.959963984540054, 1e-9);
+  EXPECT_NEAR(normal_quantile(0.995), 2.575829303548901, 1e-9);
+  EXPECT_NEAR(normal_quantile(0.5), 0, 1e-12);
+  EXPECT_NEAR(normal_quantile(1e-6), -4.753424308822899, 1e-8);
+}
+
+TEST(SignedRank, ExactRanksMatchTables) {
+  // Published two-sided critical values of the signed-rank test (T <= t):
+  // n=10, alpha=0.05: t=8; n=20, alpha=0.05: t=52; n=20, alpha=0.01: t=37.
+  EXPECT_EQ(signed_rank_interval_rank(10, 0.95), 9);
+  EXPECT_EQ(signed_rank_interval_rank(20, 0.95), 53);
+  EXPECT_EQ(signed_rank_interval_rank(20, 0.99), 38);
+  EXPECT_EQ(signed_rank_interval_rank(5, 0.99), 0);  // 2^-5 > 0.005: no interval
+  // Exact and normal agree closely at the switch-over.
+  int64_t exact = signed_rank_interval_rank(60, 0.99);
+  double sd = std::sqrt(60 * 61.0 * 121 / 24), z = normal_quantile(0.995);
+  EXPECT_NEAR(static_cast<double>(exact), 60 * 61 / 4.0 + 0.5 - z * sd, 3);
+}
+
+TEST(WalshAverages, KthMatchesBruteForce) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> z;
+  for (int n : {1, 2, 7, 31}) {
+    std::vector<double> d(n);
+    for (double& v : d) v = z(rng);
+    d[n / 2] = d[0];  // ties
+    std::sort(d.begin(), d.end());
+    std::vector<double> walsh;
+    for (int i = 0; i < n; ++i)
+      for (int j = i; j < n; ++j) walsh.push_back((d[i] + d[j]) / 2);
+    std::sort(walsh.begin(), walsh.end());
+    for (size_t k = 1; k <= walsh.size(); k += std::max<size_t>(1, walsh.size() / 13))
+      EXPECT_NEAR(kth_walsh_average(d, static_cast<int64_t>(k)), walsh[k - 1], 1e-12)
+          << n << " " << k;
+  }
+}
+
+TEST(PairedRatio, EstimatesAKnownRatio) {
+  TimingSimulator sim({NoiseShape::kLognormal, 20e-6, 0.03}, 1.10, 11);
+  std::vector<double> h, b;
+  for (int i = 0; i < 400; ++i) {
+    auto [x, y] = sim.next_round();
+    h.push_back(x);
+    b.push_back(y);
+  }
+  RatioInterval r = paired_ratio_interval(h, b, 0.99);
+  EXPECT_EQ(r.pairs, 400);
+  EXPECT_NEAR(r.estimate, 1.10, 0.01);
+  EXPECT_LT(r.low, r.estimate);
+  EXPECT_GT(r.high, r.estimate);
+  EXPECT_GT(r.low, 1.05);
+  EXPECT_NEAR(r.median_ratio, 1.10, 0.02);
+}
+
+TEST(PairedRatio, DropsBrokenSamplesAndSurvivesJson) {
+  RatioInterval r = paired_ratio_interval({1, 2, -1, NAN}, {1, 2, 3, 4}, 0.9);
+  EXPECT_EQ(r.pairs, 2);
+  RatioInterval back = RatioInterval::from_json(nlohmann::json::parse(r.to_json().dump()));
+  EXPECT_EQ(back.pairs, 2);
+  EXPECT_TRUE(std::isinf(back.high));  // two pairs give no 90% interval
+  EXPECT_DOUBLE_EQ(back.estimate, r.estimate);
+}
+
+// Fixed n: the interval excludes 1 on equal distributions at most as often
+// as the nominal level allows, for every noise shape.
+TEST(PairedRatio, CoverageOnEqualDistributions) {
+  const int trials = 1000;
+  const double confidence = 0.95, alpha = 1 - confidence;
+  for (NoiseShape shape : kShapes) {
+    int excluded = 0;
+    for (int t = 0; t < trials; ++t) {
+      TimingSimulator sim({shape, 20e-6, 0.03}, 1.0, 1000 + t);
+      std::vector<double> h, b;
+      for (int i = 0; i < 40; ++i) {
+        auto [x, y] = sim.next_round();
+        h.push_back(x);
+        b.push_back(y);
+      }
+      excluded += paired_ratio_interval(h, b, confidence).excludes_one();
+    }
+    double rate = double(excluded) / trials;
+    double slack = 2.5 * std::sqrt(alpha * (1 - alpha) / trials);
+    EXPECT_LE(rate, alpha + slack) << to_string(shape);
+  }
+}
+
+GatePolicy test_policy(double confidence) {
+  GatePolicy p;
+  p.confidence = confidence;
+  p.max_regression = 0.03;
+  p.min_improvement = 0.03;
+  p.resolution = 0.0;  // every significant change counts: the strictest test
+  return p;
+}
+
+// With adaptive stopping (interim looks), A/A false alarms stay at or under
+// the nominal level: peeking must not buy false alarms.
+TEST(AdaptiveGate, FalseAlarmRateOnEqualDistributionsIsAtMostNominal) {
+  const int trials = 400;
+  GatePolicy policy = test_policy(0.95);
+  const double alpha = 1 - policy.confidence;
+  for (NoiseShape shape : kShapes) {
+    int alarms = 0;
+    for (int t = 0; t < trials; ++t) {
+      SimulatedGate g = simulate_gate({shape, 20e-6, 0.03}, 1.0, 5000 + t, policy, 20, 400);
+      alarms += g.verdict == Verdict::kSlower || g.verdict == Verdict::kFaster;
+    }
+    double rate = double(alarms) / trials;
+    double slack = 2.5 * std::sqrt(alpha * (1 - alpha) / trials);
+    EXPECT_LE(rate, alpha + slack) << to_string(shape) << ": " << alarms << " of " << trials;
+  }
+}
+
+// A known shift is found at the expected rate, in the right direction, with
+// an estimate near the truth.
+TEST(AdaptiveGate, FindsKnownShifts) {
+  const int trials = 200;
+  GatePolicy policy = test_policy(0.99);
+  policy.resolution = 0.01;
+  for (NoiseShape shape : kShapes) {
+    for (double shift : {0.05, -0.05}) {
+      int found = 0;
+      std::vector<double> estimates;
+      for (int t = 0; t < trials; ++t) {
+        SimulatedGate g = simulate_gate({shape, 20e-6, 0.03}, 1 + shift, 9000 + t, policy, 20, 600);
+        found += g.verdict == (shift > 0 ? Verdict::kSlower : Verdict::kFaster);
+        estimates.push_back(g.interval.estimate);
+      }
+      EXPECT_GE(found, trials * 0.95) << to_string(shape) << " shift " << shift;
+      EXPECT_NEAR(quantile(estimates, 0.5), 1 + shift, 0.01) << to_string(shape);
+    }
+  }
+}
+
+TEST(AdaptiveGate, StopsEarlyOnLargeChangesAndRunsLongerOnSmallOnes) {
+  GatePolicy policy = test_policy(0.99);
+  policy.resolution = 0.01;
+  SimulatedGate big =
+      simulate_gate({NoiseShape::kLognormal, 20e-6, 0.02}, 2.0, 3, policy, 20, 2000);
+  EXPECT_EQ(big.verdict, Verdict::kSlower);
+  EXPECT_LE(big.rounds, 25);
+  SimulatedGate small =
+      simulate_gate({NoiseShape::kLognormal, 20e-6, 0.02}, 1.02, 3, policy, 20, 2000);
+  EXPECT_EQ(small.verdict, Verdict::kSlower);
+  EXPECT_GT(small.rounds, big.rounds);
+  SimulatedGate same =
+      simulate_gate({NoiseShape::kLognormal, 20e-6, 0.02}, 1.0, 3, policy, 20, 2000);
+  EXPECT_EQ(same.verdict, Verdict::kSame);
+  EXPECT_LT(same.rounds, 2000);
+}
+
+TEST(Verdict, PolicyBands) {
+  GatePolicy p;  // max_regression 3%, min_improvement 3%, resolution 1%
+  auto interval = [](double est, double lo, double hi) {
+    RatioInterval r;
+    r.estimate = est, r.low = lo, r.high = hi, r.pairs = 100;
+    return r;
+  };
+  EXPECT_EQ(decide(interval(1.10, 1.08, 1.12), p), Verdict::kSlower);
+  EXPECT_TRUE(breaks_policy(Verdict::kSlower, interval(1.10, 1.08, 1.12), p));
+  EXPECT_EQ(decide(interval(1.02, 1.01, 1.03), p), Verdict::kSlower);
+  EXPECT_FALSE(breaks_policy(Verdict::kSlower, interval(1.02, 1.01, 1.03), p));
+  EXPECT_EQ(decide(interval(1.005, 1.001, 1.009), p), Verdict::kSame);  // below resolution
+  EXPECT_EQ(decide(interval(0.90, 0.88, 0.92), p), Verdict::kFaster);
+  EXPECT_EQ(decide(interval(0.98, 0.975, 0.99), p), Verdict::kSame);  // below min_improvement
+  EXPECT_EQ(decide(interval(1.0, 0.9, 1.1), p), Verdict::kInconclusive);
+  EXPECT_EQ(verdict_from_string("inconclusive"), Verdict::kInconclusive);
+}
+
+}  // namespace
+}  // namespace kgate

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "agent/experience_store.h"
+#include "agent/gate_evaluator.h"
 #include "agent/proposal.h"
 #include "core/log.h"
 #include "runner/backend.h"
@@ -28,10 +29,16 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
   if (!provider.ok()) return provider.error();
   options.episode.agent = options.provider.name;
   options.ab.seed = options.episode.seed;
-  AbEvaluator evaluator(manifest, kernel, **backend, options.ab);
+  std::unique_ptr<CandidateEvaluator> evaluator;
+  if (options.evaluator == "ab")
+    evaluator = std::make_unique<AbEvaluator>(manifest, kernel, **backend, options.ab);
+  else if (options.evaluator == "gate")
+    evaluator = std::make_unique<GateEvaluator>(manifest, kernel, **backend, options.ab);
+  else
+    return Error::bad_input("unknown evaluator '" + options.evaluator + "': use gate or ab");
   auto store = ExperienceStore::open(options.episode.state_dir / "experience.sqlite");
   if (!store.ok()) return store.error();
-  EpisodeRunner runner(manifest, kernel, **provider, evaluator, store->get(), options.episode);
+  EpisodeRunner runner(manifest, kernel, **provider, *evaluator, store->get(), options.episode);
   auto episode = runner.run();
   if (!episode.ok()) return episode.error();
   OptimizeOutcome out;

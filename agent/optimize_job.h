@@ -16,6 +16,9 @@ struct OptimizeOptions {
   ProviderConfig provider;
   EpisodeOptions episode;  // backend, state_dir, limits, seed
   AbOptions ab;            // samples and budget per shape
+  // "gate": gate/ab_gate.h (the gate's own A/B, paired interval, adaptive
+  // stop); "ab": ab_evaluator.h (measure_shape A/B, bootstrap on medians).
+  std::string evaluator = "gate";
   bool write_proposal = true;
 };
 

@@ -26,6 +26,7 @@ struct AgentCliOptions {
   int max_samples = 30;
   double shape_budget_s = 0;  // 0: the manifest's gate budget_s
   std::string shapes;         // comma-separated; empty: every shape
+  std::string evaluator = "gate";
 };
 
 void add_agent_options(CLI::App& app, AgentCliOptions& o);

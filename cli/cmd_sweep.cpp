@@ -1,24 +1,55 @@
-// kgate sweep: the nightly job. Baselines first (when the gate's baseline
-// store is in this build), then an episode per kernel, each accepted result
+// kgate sweep: the nightly job. Baselines first (the gate's baseline store),
+// then an episode per kernel, each accepted result
 // written as a proposal for the bot.
 #include <cstdio>
 #include <sstream>
 
 #include "cli/agent_options.h"
 #include "cli/command.h"
+#include "core/hash.h"
 #include "core/log.h"
 #include "core/manifest_loader.h"
 #include "core/text_table.h"
+#include "gate/baseline_store.h"
+#include "runner/kernel_run.h"
 
 namespace kgate::cli {
 namespace {
 
-int run(const AgentCliOptions& args) {
+// Times each kernel's current version and appends it to
+// <manifest folder>/baselines/<gpu>/<kernel>.json, as `kgate baseline record` does.
+Status record_baselines(const Manifest& manifest, const std::string& backend_name) {
+  auto backend = make_backend(backend_name);
+  if (!backend.ok()) return backend.error();
+  for (const Kernel& kernel : manifest.kernels) {
+    const Implementation* impl = kernel.implementation(backend_name);
+    if (!impl) continue;
+    auto result = run_kernel(manifest, kernel, **backend, KernelRunOptions{});
+    if (!result.ok()) return result.error().with_context(kernel.name);
+    if (!result->passed()) {
+      warn(kernel.name + " did not pass its checks; no baseline recorded");
+      continue;
+    }
+    std::string device = result->shapes.empty() ? "" : result->shapes.front().device.name;
+    auto file = baseline_path(manifest.root / "baselines", device, kernel.name);
+    BaselineEntry entry =
+        baseline_entry(result->shapes, sha256_file(manifest.root / impl->source), "");
+    auto saved = append_baseline(file, kernel.name, entry);
+    if (!saved.ok()) return saved.error();
+    progress("baseline recorded: " + file.string());
+  }
+  return {};
+}
+
+int run(const AgentCliOptions& args, bool baselines) {
   auto manifest = load_manifest(args.repo);
   if (!manifest.ok()) return fail(manifest.error());
   std::string backend = resolve_backend(args.backend);
-  // TODO(gate): record baselines through the gate's baseline store once it lands.
-  progress("baselines: skipped (the gate's baseline store is not part of this build yet)");
+  if (baselines) {
+    if (Status s = record_baselines(*manifest, backend); !s.ok()) return fail(s.error());
+  } else {
+    progress("baselines: skipped (--no-baselines)");
+  }
   if (!manifest->workload.is_null())
     progress(
         "workload profile: not used yet (hottest-first ordering comes with the profile feature); "
@@ -54,13 +85,14 @@ int run(const AgentCliOptions& args) {
   return infrastructure_failed ? to_int(ExitCode::kInfrastructure) : 0;
 }
 
-CommandRegistration registration("sweep",
-                                 "Run an optimization episode on every kernel and write proposals",
-                                 [](CLI::App& app) {
-                                   auto args = std::make_shared<AgentCliOptions>();
-                                   add_agent_options(app, *args);
-                                   return [args] { return run(*args); };
-                                 });
+CommandRegistration registration(
+    "sweep", "Run an optimization episode on every kernel and write proposals", [](CLI::App& app) {
+      auto args = std::make_shared<AgentCliOptions>();
+      auto no_baselines = std::make_shared<bool>(false);
+      add_agent_options(app, *args);
+      app.add_flag("--no-baselines", *no_baselines, "Do not record baselines before the episodes");
+      return [args, no_baselines] { return run(*args, !*no_baselines); };
+    });
 
 }  // namespace
 }  // namespace kgate::cli

@@ -81,8 +81,9 @@ TEST(TunerEpisode, ImprovesRecordsLearnsAndResumes) {
     EXPECT_FALSE(it.reflection.empty());
     EXPECT_FALSE(it.outcome.empty());
   }
-  if (disk->iterations.size() >= 2)
+  if (disk->iterations.size() >= 2) {
     EXPECT_NE(disk->iterations[1].prompt.find("## Last results"), std::string::npos);
+  }
 
   // The proposal for the bot.
   ASSERT_FALSE(first->proposal.empty());
@@ -240,15 +241,17 @@ TEST(OptimizeCommand, RefusesNumericsFlagsAndListsLessons) {
 TEST(SweepCommand, RecordsBaselinesRunsEpisodesAndWritesProposals) {
   testing::TempDir dir;
   auto repo = copy_fixture(dir);
-  auto out = testing::run_kgate({"sweep", "--repo", repo.string(), "--backend", "host", "--max-iters", "2",
-                                 "--patience", "2", "--shapes", "rows-64", "--shape-budget-s", "0.5"});
+  auto out =
+      testing::run_kgate({"sweep", "--repo", repo.string(), "--backend", "host", "--max-iters", "2",
+                          "--patience", "2", "--shapes", "rows-64", "--shape-budget-s", "0.5"});
   ASSERT_EQ(out.exit_code, 0) << out.err;
   EXPECT_NE(out.out.find("rmsnorm_f32"), std::string::npos) << out.out;
   EXPECT_TRUE(std::filesystem::is_directory(repo / "baselines")) << out.err;
   EXPECT_TRUE(std::filesystem::is_directory(repo / ".kgate" / "episodes"));
   // ACCUMULATORS 1 -> 2 or 4 is faster on any CPU; when the gate agrees, a proposal is written.
-  if (std::filesystem::exists(repo / ".kgate" / "proposals" / "rmsnorm_f32.json"))
+  if (std::filesystem::exists(repo / ".kgate" / "proposals" / "rmsnorm_f32.json")) {
     EXPECT_NE(out.out.find("proposals"), std::string::npos);
+  }
 }
 
 }  // namespace

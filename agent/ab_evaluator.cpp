@@ -1,0 +1,194 @@
+#include "agent/ab_evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <sstream>
+
+#include "core/log.h"
+#include "runner/isolated_measure.h"
+#include "runner/reference.h"
+
+namespace kgate {
+
+std::pair<double, double> ratio_interval(const std::vector<double>& head,
+                                         const std::vector<double>& base, double confidence,
+                                         int resamples, uint64_t seed) {
+  if (head.empty() || base.empty()) return {0, 0};
+  std::mt19937_64 rng(seed);
+  std::vector<double> ratios;
+  ratios.reserve(resamples);
+  std::vector<double> h(head.size()), b(base.size());
+  std::uniform_int_distribution<size_t> pick_h(0, head.size() - 1), pick_b(0, base.size() - 1);
+  for (int r = 0; r < resamples; ++r) {
+    for (double& x : h) x = head[pick_h(rng)];
+    for (double& x : b) x = base[pick_b(rng)];
+    double mb = median(b);
+    if (mb > 0) ratios.push_back(median(h) / mb);
+  }
+  if (ratios.empty()) return {0, 0};
+  std::sort(ratios.begin(), ratios.end());
+  double tail = (1 - confidence) / 2;
+  auto at = [&](double q) {
+    size_t i =
+        static_cast<size_t>(std::clamp(q * (ratios.size() - 1), 0.0, double(ratios.size() - 1)));
+    return ratios[i];
+  };
+  return {at(tail), at(1 - tail)};
+}
+
+AbEvaluator::AbEvaluator(const Manifest& manifest, const Kernel& kernel, Backend& backend,
+                         AbOptions options)
+    : manifest_(manifest),
+      kernel_(kernel),
+      backend_(backend),
+      impl_(kernel.implementation(backend.name())),
+      options_(std::move(options)),
+      compiler_(manifest, kernel, backend) {}
+
+Status AbEvaluator::ensure_reference() {
+  if (reference_) return {};
+  auto ref = build_reference(kernel_, manifest_.root);
+  if (!ref.ok()) return ref.error();
+  if (!ref->ok)
+    return Error::bad_input("the reference of " + kernel_.name + " does not compile:\n" +
+                            ref->digest());
+  reference_ = ref->program;
+  return {};
+}
+
+static std::string fmt(double v, int precision = 3) {
+  std::ostringstream s;
+  s.precision(precision);
+  s << v;
+  return s.str();
+}
+
+Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head) {
+  Evaluation e;
+  e.engine = "measure_shape A/B (median ratio, bootstrap interval)";
+  auto compiled_head = compiler_.compile(head);
+  if (!compiled_head.ok()) return compiled_head.error();
+  if (!compiled_head->ok) {
+    e.refused = compiled_head->refused;
+    e.compile_digest = compiled_head->digest;
+    e.summary = e.refused ? "refused: " + e.compile_digest : "does not compile";
+    return e;
+  }
+  e.compiled = true;
+  e.resources = compiled_head->program.resources;
+  Program head_program = compiled_head->program;
+  std::optional<Program> best_program;
+  if (best) {
+    auto compiled_best = compiler_.compile(*best);
+    if (!compiled_best.ok()) return compiled_best.error();
+    if (!compiled_best->ok)
+      return Error::bad_input("the current best of " + kernel_.name + " no longer compiles:\n" +
+                              compiled_best->digest);
+    best_program = compiled_best->program;
+  }
+  KGATE_RETURN_IF_ERROR(ensure_reference());
+
+  const GatePolicy& policy = manifest_.gate;
+  ++round_;
+  e.correct = true;
+  double log_sum = 0;
+  int timed = 0;
+  bool any_faster = false, any_slower = false;
+  for (size_t i = 0; i < kernel_.shapes.size(); ++i) {
+    const Shape& shape = kernel_.shapes[i];
+    if (!shape.runs_on(backend_.name())) continue;
+    if (!options_.shapes.empty() && std::find(options_.shapes.begin(), options_.shapes.end(),
+                                              shape.name) == options_.shapes.end())
+      continue;
+    MeasureRequest m;
+    m.kernel = &kernel_;
+    m.impl = impl_;
+    m.shape = &shape;
+    m.backend = &backend_;
+    m.head = &head_program;
+    m.base = best_program ? &*best_program : nullptr;
+    m.reference = &*reference_;
+    m.seed = options_.seed * 1000003 + round_ * 7919 + i * 101;
+    m.warmup = kernel_.timing.warmup;
+    m.min_samples = options_.min_samples;
+    m.max_samples = options_.max_samples;
+    m.budget_s = options_.budget_s;
+    m.time_limit_s = options_.time_limit_s;
+    ShapeMeasurement r = measure_shape(m);
+
+    ShapeEvaluation s;
+    s.shape = shape.name;
+    s.phase = shape.phase;
+    s.max_abs_error = r.check.max_abs_error;
+    s.max_rel_error = r.check.max_rel_error;
+    s.bytes_moved = r.bytes_moved;
+    s.samples = static_cast<int>(r.head_seconds.size());
+    if (r.status != MeasureStatus::kPass) {
+      s.verdict = r.status == MeasureStatus::kFail ? ShapeVerdict::kWrong : ShapeVerdict::kError;
+      s.reason = r.reason;
+      e.correct = false;
+      e.shapes.push_back(s);
+      continue;
+    }
+    s.candidate_s = r.head_median();
+    if (!best_program) {
+      s.best_s = s.candidate_s;
+      s.ratio = s.ratio_lo = s.ratio_hi = 1;
+      s.verdict = ShapeVerdict::kSame;
+      e.shapes.push_back(s);
+      continue;
+    }
+    s.best_s = r.base_median();
+    s.ratio = s.best_s > 0 ? s.candidate_s / s.best_s : 1;
+    auto [lo, hi] = ratio_interval(r.head_seconds, r.base_seconds, policy.confidence,
+                                   options_.bootstrap_resamples, m.seed);
+    s.ratio_lo = lo;
+    s.ratio_hi = hi;
+    if (hi < 1 && s.ratio <= 1 - policy.min_improvement)
+      s.verdict = ShapeVerdict::kFaster;
+    else if (lo > 1 && s.ratio >= 1 + policy.max_regression)
+      s.verdict = ShapeVerdict::kSlower;
+    else if (lo >= 1 - policy.min_improvement && hi <= 1 + policy.max_regression)
+      s.verdict = ShapeVerdict::kSame;
+    else
+      s.verdict = ShapeVerdict::kInconclusive;
+    any_faster |= s.verdict == ShapeVerdict::kFaster;
+    any_slower |= s.verdict == ShapeVerdict::kSlower;
+    if (s.ratio > 0) {
+      log_sum += std::log(s.ratio);
+      ++timed;
+    }
+    e.shapes.push_back(s);
+  }
+  e.geomean_ratio = timed ? std::exp(log_sum / timed) : 1;
+  if (!e.correct) {
+    for (const ShapeEvaluation& s : e.shapes)
+      if (s.verdict == ShapeVerdict::kWrong || s.verdict == ShapeVerdict::kError) {
+        e.summary = "rejected: " + s.shape + ": " + s.reason;
+        break;
+      }
+    return e;
+  }
+  if (!best_program) {
+    e.summary = "baseline timed on " + std::to_string(e.shapes.size()) + " shapes";
+    return e;
+  }
+  e.improved = any_faster && !any_slower && e.geomean_ratio <= 1 - policy.min_improvement;
+  e.summary = std::string(e.improved   ? "improved"
+                          : any_slower ? "slower on some shapes"
+                                       : "no gain") +
+              ": geomean time ratio " + fmt(e.geomean_ratio) + " (speedup " +
+              fmt(1 / e.geomean_ratio) + "x)";
+  return e;
+}
+
+Result<Evaluation> AbEvaluator::evaluate(const Candidate& best, const Candidate& candidate) {
+  return run(&best, candidate);
+}
+
+Result<Evaluation> AbEvaluator::baseline(const Candidate& best) {
+  return run(nullptr, best);
+}
+
+}  // namespace kgate

@@ -1,0 +1,39 @@
+#pragma once
+// An agent's answer to a propose request, parsed from free text or JSON.
+// Models wrap code in fences, add prose around it, or answer the JSON schema
+// of structured output; all of these parse to the same fields.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/expression.h"
+
+namespace kgate {
+
+struct AgentAnswer {
+  std::string bottleneck;  // at most three sentences (longer text is cut)
+  std::string change;      // the plan: what the candidate changes
+  std::string expected_gain;
+  std::string risks;
+  std::optional<std::string> code;  // the complete kernel source
+  Variables tunables;               // values for the manifest's tunables
+  std::vector<std::string> flags;   // extra compiler flags
+
+  nlohmann::json to_json() const;  // code left out (stored in its own file)
+  // "bottleneck: ...; change: ..." for records and the folded history.
+  std::string plan_text() const;
+};
+
+// Never fails: what cannot be found stays empty. `code` is set only when a
+// block of code was found.
+AgentAnswer parse_agent_answer(const std::string& text);
+
+// The JSON schema asked of servers that support structured output.
+nlohmann::json agent_answer_schema();
+
+// The first `max_sentences` sentences of `text`.
+std::string first_sentences(const std::string& text, int max_sentences);
+
+}  // namespace kgate

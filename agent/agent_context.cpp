@@ -1,0 +1,330 @@
+#include "agent/agent_context.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/text_table.h"
+
+namespace kgate {
+namespace {
+
+std::string fmt(double v, int precision = 3) {
+  std::ostringstream s;
+  s.precision(precision);
+  s << v;
+  return s.str();
+}
+
+std::string settings_text(const nlohmann::json& candidate) {
+  std::string s;
+  if (candidate.contains("tunables"))
+    for (const auto& [k, v] : candidate["tunables"].items())
+      s += (s.empty() ? "" : " ") + k + "=" + v.dump();
+  if (candidate.contains("flags"))
+    for (const auto& f : candidate["flags"]) s += (s.empty() ? "" : " ") + f.get<std::string>();
+  return s.empty() ? "defaults" : s;
+}
+
+std::string result_line(const IterationRecord& it) {
+  std::string line = "iteration " + std::to_string(it.index) + ": " + it.outcome;
+  if (it.evaluation && it.evaluation->compiled && it.evaluation->correct)
+    line += " (speedup " + fmt(1 / it.evaluation->geomean_ratio) + "x)";
+  std::string change = it.plan.value("change", "");
+  line += " — settings " + settings_text(it.candidate);
+  if (!change.empty()) line += "; change: " + first_sentences(change, 1);
+  return line;
+}
+
+std::string recent_block(const IterationRecord& it) {
+  std::string s = result_line(it) + "\n";
+  std::string bottleneck = it.plan.value("bottleneck", "");
+  if (!bottleneck.empty()) s += "  bottleneck claimed: " + bottleneck + "\n";
+  if (!it.failure.empty()) s += "  failure: " + it.failure + "\n";
+  if (!it.compile_digest.empty()) s += "  compiler:\n" + it.compile_digest + "\n";
+  if (it.evaluation && it.evaluation->compiled) {
+    for (const ShapeEvaluation& sh : it.evaluation->shapes) {
+      s += "  " + sh.shape + ": " + std::string(to_string(sh.verdict));
+      if (sh.verdict == ShapeVerdict::kWrong || sh.verdict == ShapeVerdict::kError)
+        s += " — " + sh.reason;
+      else
+        s += " ratio " + fmt(sh.ratio) + " [" + fmt(sh.ratio_lo) + ", " + fmt(sh.ratio_hi) + "] (" +
+             format_seconds(sh.best_s) + " -> " + format_seconds(sh.candidate_s) + ")";
+      s += "\n";
+    }
+  }
+  if (!it.reflection.empty()) s += "  reflection: " + it.reflection + "\n";
+  return s;
+}
+
+nlohmann::json tunables_json(const Variables& v) {
+  nlohmann::json t = nlohmann::json::object();
+  for (const auto& [k, x] : v) t[k] = x;
+  return t;
+}
+
+std::string source_language(const Implementation& impl) {
+  return impl.backend == "cuda" ? "cuda" : "cpp";
+}
+
+}  // namespace
+
+std::string bounded(const std::string& text, size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  const std::string note = "\n[... cut to " + std::to_string(max_chars) + " characters]\n";
+  if (max_chars <= note.size()) return text.substr(0, max_chars);
+  return text.substr(0, max_chars - note.size()) + note;
+}
+
+std::string classify_bottleneck(const std::vector<ShapeEvaluation>& timing,
+                                const ResourceReport& resources, const std::string& backend) {
+  if (resources.spill_store_bytes > 0 || resources.spill_load_bytes > 0 ||
+      resources.registers > 128)
+    return "register-limited";
+  std::vector<double> times;
+  size_t bytes = 0;
+  for (const ShapeEvaluation& s : timing)
+    if (s.best_s > 0) {
+      times.push_back(s.best_s);
+      bytes = std::max(bytes, s.bytes_moved);
+    }
+  if (times.empty()) return "unknown";
+  std::sort(times.begin(), times.end());
+  // Most shapes finishing within a few launch latencies: launch overhead dominates.
+  double launch_floor = backend == "cuda" ? 8e-6 : 2e-6;
+  if (times[times.size() / 2] < launch_floor) return "launch-bound";
+  return bytes > 0 ? "memory-bound" : "unknown";
+}
+
+std::string timing_profile_summary(const std::vector<ShapeEvaluation>& timing,
+                                   const ResourceReport& resources, const std::string& backend) {
+  std::string s = "No profiler ran; from timing and the compiler's resource report.\n";
+  for (const ShapeEvaluation& sh : timing) {
+    if (sh.best_s <= 0) continue;
+    double gbps = sh.bytes_moved / sh.best_s / 1e9;
+    s += "- " + sh.shape + " (" + sh.phase + "): " + format_seconds(sh.best_s) + ", " +
+         std::to_string(sh.bytes_moved) + " bytes moved, " + fmt(gbps) + " GB/s achieved\n";
+  }
+  std::string res;
+  if (resources.registers >= 0)
+    res += " registers/thread " + std::to_string(resources.registers) + ";";
+  if (resources.spill_store_bytes >= 0)
+    res += " spills " + std::to_string(resources.spill_store_bytes) + " B stored, " +
+           std::to_string(std::max(0, resources.spill_load_bytes)) + " B loaded;";
+  if (resources.shared_bytes >= 0)
+    res += " static shared " + std::to_string(resources.shared_bytes) + " B;";
+  if (resources.stack_bytes >= 0) res += " stack " + std::to_string(resources.stack_bytes) + " B;";
+  s += "Compiler resources:" +
+       (res.empty() ? std::string(" not reported by the " + backend + " backend.") : res) + "\n";
+  s += "Bottleneck class (heuristic): " + classify_bottleneck(timing, resources, backend) + ".\n";
+  return s;
+}
+
+std::string standing_instruction() {
+  return "You optimize one kernel. It is gated by kgate: every candidate is compiled, checked for "
+         "correctness on every declared shape against a reference, and timed A/B against the "
+         "current best; "
+         "only a measured improvement beyond noise is kept, whatever you claim.\n"
+         "Answer with:\n"
+         "BOTTLENECK: the bottleneck, in at most three sentences.\n"
+         "CHANGE: what you change and why.\n"
+         "EXPECTED GAIN: the speedup you expect.\n"
+         "RISKS: what could go wrong.\n"
+         "Then the complete kernel source file in one fenced code block (not a diff), and "
+         "optionally a "
+         "```json block {\"tunables\": {...}, \"flags\": [...]} to set the manifest's tunables or "
+         "add "
+         "compiler flags.\n"
+         "Rules: do not change the kernel's input/output semantics (arguments, layout, results "
+         "within the "
+         "tolerance); keep the entry function's name and signature; do not add kernels the "
+         "manifest does not "
+         "declare; flags that change numerics (fast math, flush-to-zero) are refused unless the "
+         "manifest "
+         "allows them.";
+}
+
+AgentRequest build_propose_request(const ContextInput& in) {
+  const ContextLimits& lim = in.limits;
+  const Kernel& k = *in.kernel;
+  const Implementation& impl = *in.impl;
+  std::string backend = impl.backend;
+
+  std::string header = "Kernel `" + k.name + "` (family " + k.family + ", backend " + backend +
+                       "), entry `" + impl.entry + "`, file " + impl.source + ". Iteration " +
+                       std::to_string(in.iteration) + " of " + std::to_string(in.max_iterations) +
+                       ".\n";
+  header += "Tolerance: atol " + fmt(k.tolerance.atol) + ", rtol " + fmt(k.tolerance.rtol) +
+            ". Gate: an improvement counts above " + fmt(in.manifest->gate.min_improvement * 100) +
+            "% with " + fmt(in.manifest->gate.confidence * 100) + "% confidence.\n";
+  if (!impl.tunables.empty()) {
+    header += "Tunables (-D values):";
+    for (const Tunable& t : impl.tunables) {
+      header += " " + t.name + " in {";
+      for (size_t i = 0; i < t.values.size(); ++i)
+        header += (i ? "," : "") + std::to_string(t.values[i]);
+      header += "}";
+    }
+    header += "\n";
+  }
+  header += "Shapes:";
+  for (const Shape& s : k.shapes) {
+    if (!s.runs_on(backend)) continue;
+    header += " " + s.name + "(";
+    bool first = true;
+    for (const auto& [n, v] : s.variables) {
+      header += (first ? "" : ",") + n + "=" + std::to_string(v);
+      first = false;
+    }
+    header += ")";
+  }
+  header += "\n";
+
+  std::string source = bounded(in.best_source, lim.source_chars);
+  std::string settings = "Current best: iteration " + std::to_string(in.best_iteration) +
+                         (in.best_iteration == 0 ? " (the original)" : "") + ", settings " +
+                         settings_text(in.best.to_json()) + ".\n";
+
+  std::string profile =
+      bounded(in.profile_summary.empty()
+                  ? timing_profile_summary(in.best_timing, in.best_resources, backend)
+                  : in.profile_summary,
+              lim.profile_chars);
+
+  std::string recent, tried;
+  nlohmann::json recent_json = nlohmann::json::array(), tried_json = nlohmann::json::array();
+  if (in.iterations) {
+    const auto& its = *in.iterations;
+    size_t split =
+        its.size() > static_cast<size_t>(lim.recent_results) ? its.size() - lim.recent_results : 0;
+    for (size_t i = 0; i < its.size(); ++i) {
+      const IterationRecord& it = its[i];
+      double speedup =
+          it.evaluation && it.evaluation->correct ? 1 / it.evaluation->geomean_ratio : 0;
+      tried_json.push_back({{"iteration", it.index},
+                            {"tunables", it.candidate.value("tunables", nlohmann::json::object())},
+                            {"flags", it.candidate.value("flags", nlohmann::json::array())},
+                            {"outcome", it.outcome},
+                            {"speedup", speedup},
+                            {"accepted", it.accepted}});
+      if (i < split)
+        tried += "- " + result_line(it) + "\n";
+      else {
+        recent += recent_block(it);
+        recent_json.push_back({{"iteration", it.index},
+                               {"outcome", it.outcome},
+                               {"failure", it.failure},
+                               {"compile_digest", it.compile_digest},
+                               {"summary", it.evaluation ? it.evaluation->summary : ""},
+                               {"reflection", it.reflection}});
+      }
+    }
+  }
+  recent = bounded(recent, lim.recent_chars);
+  tried = bounded(tried, lim.tried_chars);
+
+  std::string lessons;
+  nlohmann::json lessons_json = nlohmann::json::array();
+  for (const Lesson& l : in.lessons) {
+    lessons += "- [" + l.kernel + ", " + l.bottleneck + "] " + l.change + " -> " + l.outcome;
+    if (l.speedup > 0) lessons += " (" + fmt(l.speedup) + "x)";
+    if (!l.reflection.empty()) lessons += ": " + first_sentences(l.reflection, 2);
+    lessons += "\n";
+    lessons_json.push_back(l.to_json());
+  }
+  lessons = bounded(lessons, lim.lessons_chars);
+
+  std::string prompt = header + "\n" + settings + "\n## Current best source\n```" +
+                       source_language(impl) + "\n" + source +
+                       (source.empty() || source.back() == '\n' ? "" : "\n") +
+                       "```\n\n## Profile\n" + profile;
+  if (!recent.empty()) prompt += "\n## Last results\n" + recent;
+  if (!tried.empty()) prompt += "\n## Approaches already tried (older)\n" + tried;
+  if (!lessons.empty())
+    prompt += "\n## Lessons from kernels of the family " + k.family + "\n" + lessons;
+  if (!in.feedback.empty()) prompt += "\n## The previous iteration failed\n" + in.feedback + "\n";
+  if (!in.replan.empty()) prompt += "\n## Your re-plan (follow it now)\n" + in.replan + "\n";
+  prompt += "\nPropose the next candidate.\n";
+
+  AgentRequest r;
+  r.task = AgentTask::kPropose;
+  r.system = standing_instruction();
+  r.prompt = prompt;
+  r.structured_answer = true;
+  nlohmann::json declared = nlohmann::json::object();
+  for (const Tunable& t : impl.tunables) declared[t.name] = t.values;
+  r.context = {{"kernel", k.name},
+               {"family", k.family},
+               {"backend", backend},
+               {"entry", impl.entry},
+               {"source_file", impl.source},
+               {"allow_fast_math", impl.compile.allow_fast_math},
+               {"tunables", declared},
+               {"iteration", in.iteration},
+               {"max_iterations", in.max_iterations},
+               {"seed", in.seed},
+               {"best",
+                {{"iteration", in.best_iteration},
+                 {"tunables", tunables_json(in.best.tunables)},
+                 {"flags", in.best.flags},
+                 {"source", in.best_source}}},
+               {"profile",
+                {{"summary", profile},
+                 {"bottleneck", classify_bottleneck(in.best_timing, in.best_resources, backend)},
+                 {"resources", in.best_resources.to_json()}}},
+               {"recent", recent_json},
+               {"tried", tried_json},
+               {"lessons", lessons_json},
+               {"feedback", in.feedback},
+               {"replan", in.replan}};
+  r.context["sizes"] = {
+      {"instruction", r.system.size()}, {"header", header.size() + settings.size()},
+      {"source", source.size()},        {"profile", profile.size()},
+      {"recent", recent.size()},        {"tried", tried.size()},
+      {"lessons", lessons.size()},      {"total", r.system.size() + prompt.size()}};
+  return r;
+}
+
+AgentRequest build_replan_request(const ContextInput& in, const std::vector<std::string>& digests) {
+  AgentRequest r = build_propose_request(in);
+  r.task = AgentTask::kReplan;
+  r.structured_answer = false;
+  std::string s =
+      "Your last " + std::to_string(digests.size()) +
+      " candidates did not compile. Before writing any more code, re-plan: state the bottleneck "
+      "(at most three sentences), a different change that you can write correctly, and what "
+      "went wrong. Answer with the plan only, no code.\n";
+  for (size_t i = 0; i < digests.size(); ++i)
+    s += "\nCompile failure " + std::to_string(i + 1) + ":\n" + bounded(digests[i], 1500) + "\n";
+  r.prompt += "\n## Re-plan required\n" + s;
+  r.context["compile_failures"] = digests;
+  return r;
+}
+
+AgentRequest build_reflect_request(const ContextInput& in, const IterationRecord& it) {
+  AgentRequest r;
+  r.task = AgentTask::kReflect;
+  r.system =
+      "You reflect on one result of a kernel optimization episode. In at most three sentences, "
+      "explain "
+      "why the result came out as it did (name the bottleneck it shows) and what to try or avoid "
+      "next.";
+  r.prompt = "Kernel `" + in.kernel->name + "` (family " + in.kernel->family + ").\n## Result\n" +
+             recent_block(it) + "\nYour plan was: " + nlohmann::json(it.plan).dump() + "\n";
+  r.context = {{"kernel", in.kernel->name},
+               {"family", in.kernel->family},
+               {"backend", in.impl->backend},
+               {"iteration", it.index},
+               {"outcome", it.outcome},
+               {"plan", it.plan},
+               {"candidate", it.candidate},
+               {"failure", it.failure},
+               {"gate", it.evaluation ? it.evaluation->to_json() : nlohmann::json()},
+               {"best_timing", nlohmann::json::array()}};
+  for (const ShapeEvaluation& s : in.best_timing) r.context["best_timing"].push_back(s.to_json());
+  r.context["bottleneck"] =
+      classify_bottleneck(in.best_timing, in.best_resources, in.impl->backend);
+  return r;
+}
+
+}  // namespace kgate

@@ -1,0 +1,68 @@
+#pragma once
+// Builds what the agent observes each iteration (DESIGN.md, "Episodes"):
+// the current best source, a profile summary (timing and the compiler's
+// resource report until the profile feature lands), the last results, the
+// family's lessons, and a folded list of approaches already tried. Every
+// section has a size cap; the sizes are reported with the request.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agent/agent_request.h"
+#include "agent/candidate_evaluator.h"
+#include "agent/episode_record.h"
+#include "agent/experience_store.h"
+#include "core/manifest.h"
+
+namespace kgate {
+
+struct ContextLimits {
+  size_t source_chars = 24000;
+  size_t profile_chars = 3600;  // about 600 words
+  size_t recent_chars = 6000;
+  size_t lessons_chars = 3000;
+  size_t tried_chars = 3000;
+  int recent_results = 4;  // the last three to five
+  int lessons = 5;
+};
+
+struct ContextInput {
+  const Manifest* manifest = nullptr;
+  const Kernel* kernel = nullptr;
+  const Implementation* impl = nullptr;
+  std::string best_source;  // text of the current best
+  Candidate best;           // its tunables and flags
+  int best_iteration = 0;
+  std::vector<ShapeEvaluation> best_timing;  // per shape, best_s = the best's median
+  ResourceReport best_resources;
+  std::string profile_summary;  // from a profiler, when one ran; else built here
+  const std::vector<IterationRecord>* iterations = nullptr;  // done ones
+  std::vector<Lesson> lessons;
+  std::string feedback;  // why the previous iteration failed, for the agent
+  std::string replan;    // the agent's forced re-plan, to follow now
+  int iteration = 1;
+  int max_iterations = 1;
+  uint64_t seed = 0;
+  ContextLimits limits;
+};
+
+// "memory-bound", "register-limited", "launch-bound" or "unknown", from the
+// timing and the resource report (a profile's counters will refine it).
+std::string classify_bottleneck(const std::vector<ShapeEvaluation>& timing,
+                                const ResourceReport& resources, const std::string& backend);
+
+// The summary shown as "profile": per shape time and achieved bandwidth,
+// registers, spills, shared memory.
+std::string timing_profile_summary(const std::vector<ShapeEvaluation>& timing,
+                                   const ResourceReport& resources, const std::string& backend);
+
+std::string standing_instruction();
+AgentRequest build_propose_request(const ContextInput& input);
+AgentRequest build_replan_request(const ContextInput& input,
+                                  const std::vector<std::string>& digests);
+AgentRequest build_reflect_request(const ContextInput& input, const IterationRecord& iteration);
+
+// Cuts `text` to at most `max_chars`, saying so at the end.
+std::string bounded(const std::string& text, size_t max_chars);
+
+}  // namespace kgate

@@ -1,0 +1,79 @@
+#pragma once
+// What an episode asks of the gate: is this candidate correct on every shape,
+// and is it faster than the current best beyond noise? The episode loop only
+// sees this interface, so the A/B engine behind it can change (the gate's
+// gate_kernel once it lands; measure_shape A/B meanwhile, ab_evaluator.h).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/expression.h"
+#include "core/manifest.h"
+#include "core/status.h"
+#include "runner/program.h"
+
+namespace kgate {
+
+// One version of a kernel: its source (none: the file in the repository),
+// the tunables it is built with and extra compiler flags.
+struct Candidate {
+  std::optional<std::string> source_text;
+  Variables tunables;              // names missing take the manifest's defaults
+  std::vector<std::string> flags;  // extra flags, checked by compile_policy
+
+  nlohmann::json to_json() const;  // source_text left out (stored in files)
+  // A short key for "already tried": a hash of everything above.
+  std::string fingerprint() const;
+};
+
+enum class ShapeVerdict { kFaster, kSlower, kSame, kInconclusive, kWrong, kError };
+std::string_view to_string(ShapeVerdict verdict);
+
+struct ShapeEvaluation {
+  std::string shape, phase;
+  ShapeVerdict verdict = ShapeVerdict::kError;
+  std::string reason;                 // why wrong or errored
+  double best_s = 0;                  // median of the current best
+  double candidate_s = 0;             // median of the candidate
+  double ratio = 0;                   // candidate / best: below 1 is faster
+  double ratio_lo = 0, ratio_hi = 0;  // confidence interval on the ratio
+  double max_abs_error = 0, max_rel_error = 0;
+  size_t bytes_moved = 0;
+  int samples = 0;
+
+  nlohmann::json to_json() const;
+  static ShapeEvaluation from_json(const nlohmann::json& j);
+};
+
+// The outcome of gating one candidate. Invariant: improved implies correct
+// implies compiled.
+struct Evaluation {
+  bool compiled = false;
+  bool refused = false;        // a compiler flag the policy refuses
+  std::string compile_digest;  // when !compiled: file, line, kind, message, last lines
+  ResourceReport resources;    // the candidate's, when compiled
+  bool correct = false;        // passed on every shape
+  bool improved = false;       // correct, faster beyond noise, no shape slower beyond policy
+  double geomean_ratio = 1;    // over shapes, candidate / best
+  std::vector<ShapeEvaluation> shapes;
+  std::string summary;  // one line for people and agents
+  std::string engine;   // which A/B engine decided ("measure_shape A/B")
+
+  nlohmann::json to_json() const;
+  static Evaluation from_json(const nlohmann::json& j);
+};
+
+class CandidateEvaluator {
+ public:
+  virtual ~CandidateEvaluator() = default;
+  // Gates `candidate` against `best` on every shape the backend runs.
+  // An Error only for infrastructure failures (no compiler, harness lost);
+  // everything the candidate does wrong is in the Evaluation.
+  virtual Result<Evaluation> evaluate(const Candidate& best, const Candidate& candidate) = 0;
+  // Times `best` alone on every shape (for the first observation).
+  virtual Result<Evaluation> baseline(const Candidate& best) = 0;
+};
+
+}  // namespace kgate

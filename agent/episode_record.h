@@ -1,0 +1,80 @@
+#pragma once
+// The durable record of one episode: <state>/episodes/<id>/episode.json,
+// rewritten atomically after every step so a crash loses at most the step in
+// flight and `kgate optimize` resumes from it.
+//
+// Invariant: iterations[i].index == i + 1; an iteration with `done == false`
+// is the one in flight and is redone on resume.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/agent_answer.h"
+#include "agent/candidate_evaluator.h"
+#include "core/status.h"
+
+namespace kgate {
+
+struct IterationRecord {
+  int index = 0;
+  bool done = false;
+  std::string started_at;
+  double seconds = 0;
+  std::string replan_prompt, replan_answer;  // set when a re-plan was forced first
+  std::string prompt;                        // the full text sent
+  nlohmann::json context_sizes;              // bytes per context section, and the total
+  std::string answer;                        // raw, as received
+  nlohmann::json plan;                       // AgentAnswer::to_json()
+  std::string candidate_file;                // relative to the episode folder
+  nlohmann::json candidate;                  // Candidate::to_json()
+  // "improved", "no-gain", "slower", "wrong", "compile-error", "refused",
+  // "no-code", "invalid" (breaks a rule: unknown tunable, extra kernels)
+  std::string outcome;
+  std::string failure;  // what the agent is told when it failed
+  std::string compile_digest;
+  std::optional<Evaluation> evaluation;
+  std::string reflection;
+  bool accepted = false;  // became the new best
+
+  nlohmann::json to_json() const;
+  static IterationRecord from_json(const nlohmann::json& j);
+};
+
+struct EpisodeRecord {
+  int version = 1;
+  std::string id;
+  std::string kernel, family, backend, agent;
+  uint64_t seed = 0;
+  std::string manifest;  // path as given
+  std::string started_at, updated_at;
+  std::string status = "running";  // "running", "finished", "failed"
+  std::string stop_reason;
+  nlohmann::json options;              // max_iters, patience, budget_s, ...
+  std::optional<Evaluation> baseline;  // the original, timed alone
+  // The best so far: iteration 0 is the original.
+  int best_iteration = 0;
+  std::string best_file;  // relative to the episode folder; empty for the original
+  nlohmann::json best_candidate = nlohmann::json::object();
+  double best_speedup = 1;                     // product of accepted speedups over the original
+  std::optional<Evaluation> final_evaluation;  // best against the original, at the end
+  double elapsed_s = 0;                        // wall time used over all runs (resumes add up)
+  std::vector<IterationRecord> iterations;
+
+  nlohmann::json to_json() const;
+  static Result<EpisodeRecord> from_json(const nlohmann::json& j);
+};
+
+Status save_episode(const std::filesystem::path& dir, const EpisodeRecord& record);
+Result<EpisodeRecord> load_episode(const std::filesystem::path& dir);
+// The newest episode under `episodes_dir` for kernel/backend/agent whose status
+// is "running" (an interrupted one), if any.
+std::optional<std::filesystem::path> find_unfinished_episode(
+    const std::filesystem::path& episodes_dir, const std::string& kernel,
+    const std::string& backend, const std::string& agent);
+
+std::string utc_now();
+
+}  // namespace kgate

@@ -1,0 +1,70 @@
+#pragma once
+// One optimization episode (DESIGN.md, "Episodes"): observe -> plan ->
+// execute -> gate -> reflect, iteration after iteration, keeping the best.
+//
+// Guardrails: an iteration cap; a stop after `patience` iterations in a row
+// without an improvement the gate accepts; a time budget; after three compile
+// failures in a row a re-plan (no code) is asked before the next candidate;
+// compile errors go back to the agent as a digest; answers without a usable
+// kernel, unknown tunables or extra kernels fail the iteration, not the
+// episode; every candidate goes through the full gate.
+//
+// Invariant: the record on disk is rewritten after every step, candidates
+// live only under <state>/episodes/<id>/, and the kernel's own source file is
+// never written.
+#include <filesystem>
+#include <string>
+
+#include "agent/agent_provider.h"
+#include "agent/candidate_evaluator.h"
+#include "agent/episode_record.h"
+#include "agent/experience_store.h"
+#include "core/manifest.h"
+
+namespace kgate {
+
+struct EpisodeOptions {
+  std::string backend = "host";
+  std::filesystem::path state_dir;  // <repo>/.kgate by default (state_dir.h)
+  std::string agent = "tuner";      // recorded; resumes match on it
+  int max_iters = 8;
+  int patience = 4;     // iterations in a row without improvement
+  double budget_s = 0;  // wall time over all runs; 0: none
+  uint64_t seed = 1;
+  bool resume = true;    // continue an interrupted episode of this kernel
+  int replan_after = 3;  // compile failures in a row
+};
+
+struct EpisodeResult {
+  EpisodeRecord record;
+  std::filesystem::path dir;  // <state>/episodes/<id>
+  std::string best_source;    // text of the best version
+  bool resumed = false;
+  bool improved() const { return record.best_iteration != 0; }
+};
+
+class EpisodeRunner {
+ public:
+  // Everything passed must outlive the runner; `store` may be null.
+  EpisodeRunner(const Manifest& manifest, const Kernel& kernel, AgentProvider& agent,
+                CandidateEvaluator& evaluator, ExperienceStore* store, EpisodeOptions options);
+
+  // Runs (or resumes) the episode to its end. An Error for bad input (no such
+  // implementation, the original fails its own check) or infrastructure
+  // (the provider or the harness failed); the record then stays "running" so
+  // the next run resumes it.
+  Result<EpisodeResult> run();
+
+ private:
+  const Manifest& manifest_;
+  const Kernel& kernel_;
+  AgentProvider& agent_;
+  CandidateEvaluator& evaluator_;
+  ExperienceStore* store_;
+  EpisodeOptions options_;
+};
+
+// File extension for candidates of `impl` (".cu", ".cpp", ...).
+std::string candidate_extension(const Implementation& impl);
+
+}  // namespace kgate

@@ -1,0 +1,169 @@
+#include "agent/gate_evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "gate/ab_gate.h"
+
+namespace kgate {
+namespace {
+
+ShapeVerdict to_shape_verdict(Verdict v) {
+  switch (v) {
+    case Verdict::kFaster:
+      return ShapeVerdict::kFaster;
+    case Verdict::kSlower:
+      return ShapeVerdict::kSlower;
+    case Verdict::kSame:
+      return ShapeVerdict::kSame;
+    case Verdict::kInconclusive:
+      return ShapeVerdict::kInconclusive;
+    case Verdict::kIncorrect:
+      return ShapeVerdict::kWrong;
+    case Verdict::kNew:
+      return ShapeVerdict::kSame;
+    case Verdict::kError:
+      return ShapeVerdict::kError;
+  }
+  return ShapeVerdict::kError;
+}
+
+std::string fmt(double v) {
+  std::ostringstream s;
+  s.precision(3);
+  s << v;
+  return s.str();
+}
+
+}  // namespace
+
+GateEvaluator::GateEvaluator(const Manifest& manifest, const Kernel& kernel, Backend& backend,
+                             AbOptions options)
+    : manifest_(manifest),
+      kernel_(kernel),
+      backend_(backend),
+      options_(std::move(options)),
+      compiler_(manifest, kernel, backend) {}
+
+Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& head) {
+  Evaluation e;
+  e.engine = "gate (paired ratio interval, adaptive A/B)";
+  auto compiled_head = compiler_.compile(head);
+  if (!compiled_head.ok()) return compiled_head.error();
+  if (!compiled_head->ok) {
+    e.refused = compiled_head->refused;
+    e.compile_digest = compiled_head->digest;
+    e.summary = e.refused ? "refused: " + e.compile_digest : "does not compile";
+    return e;
+  }
+  e.compiled = true;
+  e.resources = compiled_head->program.resources;
+  GateSources sources;
+  sources.head.kernel = &kernel_;
+  sources.head.source_text = head.source_text;
+  sources.head.tunables = head.tunables;
+  sources.head.program = compiled_head->program;
+  if (best) {
+    auto compiled_best = compiler_.compile(*best);
+    if (!compiled_best.ok()) return compiled_best.error();
+    if (!compiled_best->ok)
+      return Error::bad_input("the current best of " + kernel_.name + " no longer compiles:\n" +
+                              compiled_best->digest);
+    GateSide base;
+    base.kernel = &kernel_;
+    base.source_text = best->source_text;
+    base.tunables = best->tunables;
+    base.program = compiled_best->program;
+    sources.base = base;
+  }
+  GatePolicy policy = manifest_.gate;
+  policy.budget_s = options_.budget_s;
+  GateOptions go;
+  go.policy = policy;
+  go.seed = options_.seed * 1000003 + (++round_) * 7919;
+  go.min_samples = options_.min_samples;
+  go.max_samples = options_.max_samples;
+  std::vector<std::string> shapes = options_.shapes;
+  if (shapes.empty()) shapes.push_back("");  // every shape in one call
+
+  const Implementation* impl = kernel_.implementation(backend_.name());
+  e.correct = true;
+  double log_sum = 0;
+  int timed = 0;
+  bool any_faster = false, any_fail = false;
+  for (const std::string& shape : shapes) {
+    go.shape = shape;
+    auto gate = gate_kernel(manifest_, kernel_, backend_, sources, go);
+    if (!gate.ok()) return gate.error();
+    if (!gate->head_compiled) {
+      e.compiled = false;
+      e.compile_digest = gate->head_compile_error;
+      e.summary = "does not compile";
+      return e;
+    }
+    for (const ShapeGate& g : gate->shapes) {
+      ShapeEvaluation s;
+      s.shape = g.shape;
+      s.phase = g.phase;
+      s.verdict = to_shape_verdict(g.verdict);
+      s.reason = g.reason;
+      s.candidate_s = g.head_median_s;
+      s.best_s = best ? g.base_median_s : g.head_median_s;
+      s.max_abs_error = g.check.max_abs_error;
+      s.max_rel_error = g.check.max_rel_error;
+      s.samples = g.rounds > 0 ? g.rounds : static_cast<int>(g.head_seconds.size());
+      if (const Shape* sh = kernel_.shape(g.shape))
+        s.bytes_moved = shape_bytes(kernel_, impl, *sh, head.tunables);
+      if (g.verdict == Verdict::kIncorrect || g.verdict == Verdict::kError) {
+        e.correct = false;
+      } else if (best) {
+        s.ratio = g.interval.estimate;
+        s.ratio_lo = g.interval.low;
+        s.ratio_hi = g.interval.high;
+        any_faster |= g.verdict == Verdict::kFaster;
+        any_fail |= g.fails;
+        if (s.ratio > 0) {
+          log_sum += std::log(s.ratio);
+          ++timed;
+        }
+      } else {
+        s.ratio = s.ratio_lo = s.ratio_hi = 1;
+      }
+      e.shapes.push_back(s);
+    }
+  }
+  e.geomean_ratio = timed ? std::exp(log_sum / timed) : 1;
+  if (!e.correct) {
+    for (const ShapeEvaluation& s : e.shapes)
+      if (s.verdict == ShapeVerdict::kWrong || s.verdict == ShapeVerdict::kError) {
+        e.summary = "rejected: " + s.shape + ": " + s.reason;
+        break;
+      }
+    return e;
+  }
+  if (!best) {
+    e.summary = "baseline timed on " + std::to_string(e.shapes.size()) + " shapes";
+    return e;
+  }
+  // Kept only when the gate would pass it as a change of its own: no shape
+  // breaks the policy, some shape is significantly faster, and the geomean
+  // clears min_improvement.
+  e.improved = any_faster && !any_fail && e.geomean_ratio <= 1 - manifest_.gate.min_improvement;
+  e.summary = std::string(e.improved ? "improved"
+                          : any_fail ? "slower on some shapes"
+                                     : "no gain") +
+              ": geomean time ratio " + fmt(e.geomean_ratio) + " (speedup " +
+              fmt(1 / e.geomean_ratio) + "x)";
+  return e;
+}
+
+Result<Evaluation> GateEvaluator::evaluate(const Candidate& best, const Candidate& candidate) {
+  return run(&best, candidate);
+}
+
+Result<Evaluation> GateEvaluator::baseline(const Candidate& best) {
+  return run(nullptr, best);
+}
+
+}  // namespace kgate

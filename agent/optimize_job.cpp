@@ -1,0 +1,55 @@
+#include "agent/optimize_job.h"
+
+#include <cstdlib>
+
+#include "agent/experience_store.h"
+#include "agent/gate_evaluator.h"
+#include "agent/proposal.h"
+#include "core/log.h"
+#include "runner/backend.h"
+
+namespace kgate {
+
+std::filesystem::path default_state_dir(const std::filesystem::path& repo) {
+  const char* v = std::getenv("KGATE_STATE_DIR");
+  if (v && *v) return v;
+  return repo / ".kgate";
+}
+
+Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& kernel,
+                                        OptimizeOptions options) {
+  auto backend = make_backend(options.episode.backend);
+  if (!backend.ok()) return backend.error();
+  if (Status s = (*backend)->available(); !s.ok()) return s.error();
+  if (!kernel.implementation(options.episode.backend))
+    return Error::bad_input(kernel.name + " has no \"" + options.episode.backend +
+                            "\" implementation in " + manifest.path.string());
+  options.provider.seed = options.episode.seed;
+  auto provider = make_provider(options.provider);
+  if (!provider.ok()) return provider.error();
+  options.episode.agent = options.provider.name;
+  options.ab.seed = options.episode.seed;
+  std::unique_ptr<CandidateEvaluator> evaluator;
+  if (options.evaluator == "ab")
+    evaluator = std::make_unique<AbEvaluator>(manifest, kernel, **backend, options.ab);
+  else if (options.evaluator == "gate")
+    evaluator = std::make_unique<GateEvaluator>(manifest, kernel, **backend, options.ab);
+  else
+    return Error::bad_input("unknown evaluator '" + options.evaluator + "': use gate or ab");
+  auto store = ExperienceStore::open(options.episode.state_dir / "experience.sqlite");
+  if (!store.ok()) return store.error();
+  EpisodeRunner runner(manifest, kernel, **provider, *evaluator, store->get(), options.episode);
+  auto episode = runner.run();
+  if (!episode.ok()) return episode.error();
+  OptimizeOutcome out;
+  out.episode = std::move(episode.value());
+  if (options.write_proposal) {
+    auto path = write_proposal(manifest, kernel, out.episode, options.episode.state_dir);
+    if (!path.ok()) return path.error();
+    out.proposal = *path;
+    if (!out.proposal.empty()) progress("proposal written to " + out.proposal.string());
+  }
+  return out;
+}
+
+}  // namespace kgate

@@ -1,0 +1,36 @@
+#pragma once
+// Wires one episode together: backend, the A/B evaluator, the provider, the
+// experience store, the runner, and the proposal for the bot. What
+// `kgate optimize`, `kgate sweep` and the service's optimize jobs call.
+#include <filesystem>
+#include <string>
+
+#include "agent/ab_evaluator.h"
+#include "agent/agent_provider.h"
+#include "agent/episode_runner.h"
+#include "core/manifest.h"
+
+namespace kgate {
+
+struct OptimizeOptions {
+  ProviderConfig provider;
+  EpisodeOptions episode;  // backend, state_dir, limits, seed
+  AbOptions ab;            // samples and budget per shape
+  // "gate": gate/ab_gate.h (the gate's own A/B, paired interval, adaptive
+  // stop); "ab": ab_evaluator.h (measure_shape A/B, bootstrap on medians).
+  std::string evaluator = "gate";
+  bool write_proposal = true;
+};
+
+struct OptimizeOutcome {
+  EpisodeResult episode;
+  std::filesystem::path proposal;  // empty when nothing was proposed
+};
+
+// <repo>/.kgate, or KGATE_STATE_DIR when set.
+std::filesystem::path default_state_dir(const std::filesystem::path& repo);
+
+Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& kernel,
+                                        OptimizeOptions options);
+
+}  // namespace kgate

@@ -1,0 +1,88 @@
+#include "agent/proposal.h"
+
+#include "core/file_util.h"
+
+namespace kgate {
+
+nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
+                             const EpisodeResult& episode, const std::filesystem::path& state_dir) {
+  const EpisodeRecord& r = episode.record;
+  const Implementation* impl = kernel.implementation(r.backend);
+  nlohmann::json p = {
+      {"version", 1},
+      {"kernel", kernel.name},
+      {"family", r.family},
+      {"backend", r.backend},
+      {"manifest", manifest.path.string()},
+      {"source", impl ? impl->source : ""},
+      {"episode_id", r.id},
+      {"episode_record",
+       (std::filesystem::relative(episode.dir, state_dir) / "episode.json").string()},
+      {"agent", r.agent},
+      {"created_at", utc_now()},
+      {"stop_reason", r.stop_reason},
+      {"iterations_used", r.iterations.size()},
+      {"best_iteration", r.best_iteration}};
+  // The candidate: the full source, and the tunable defaults to change in kgate.json.
+  auto original =
+      impl ? read_file(manifest.root / impl->source) : Result<std::string>(std::string());
+  nlohmann::json defaults_changed = nlohmann::json::object();
+  nlohmann::json tunables = r.best_candidate.value("tunables", nlohmann::json::object());
+  if (impl)
+    for (const Tunable& t : impl->tunables)
+      if (tunables.contains(t.name) && tunables[t.name].get<int64_t>() != t.values.front())
+        defaults_changed[t.name] = tunables[t.name];
+  p["candidate"] = {{"source_text", episode.best_source},
+                    {"source_changed", !original.ok() || *original != episode.best_source},
+                    {"tunables", tunables},
+                    {"tunable_defaults_changed", defaults_changed},
+                    {"flags", r.best_candidate.value("flags", nlohmann::json::array())}};
+  nlohmann::json shapes = nlohmann::json::array();
+  if (r.final_evaluation) {
+    p["speedup_geomean"] = 1 / r.final_evaluation->geomean_ratio;
+    p["gate_engine"] = r.final_evaluation->engine;
+    for (const ShapeEvaluation& s : r.final_evaluation->shapes)
+      shapes.push_back({{"shape", s.shape},
+                        {"phase", s.phase},
+                        {"before_s", s.best_s},
+                        {"after_s", s.candidate_s},
+                        {"speedup", s.candidate_s > 0 ? s.best_s / s.candidate_s : 0},
+                        {"ratio", s.ratio},
+                        {"ratio_ci", {s.ratio_lo, s.ratio_hi}},
+                        {"verdict", to_string(s.verdict)},
+                        {"max_abs_error", s.max_abs_error},
+                        {"max_rel_error", s.max_rel_error}});
+  }
+  p["shapes"] = shapes;
+  nlohmann::json plan = nlohmann::json::array(), reflections = nlohmann::json::array();
+  for (const IterationRecord& it : r.iterations) {
+    if (it.accepted)
+      plan.push_back({{"iteration", it.index},
+                      {"bottleneck", it.plan.value("bottleneck", "")},
+                      {"change", it.plan.value("change", "")},
+                      {"expected_gain", it.plan.value("expected_gain", "")},
+                      {"risks", it.plan.value("risks", "")},
+                      {"speedup", it.evaluation ? 1 / it.evaluation->geomean_ratio : 0}});
+    reflections.push_back(
+        {{"iteration", it.index}, {"outcome", it.outcome}, {"reflection", it.reflection}});
+  }
+  p["plan"] = plan;
+  p["reflections"] = reflections;
+  return p;
+}
+
+Result<std::filesystem::path> write_proposal(const Manifest& manifest, const Kernel& kernel,
+                                             const EpisodeResult& episode,
+                                             const std::filesystem::path& state_dir) {
+  const EpisodeRecord& r = episode.record;
+  if (r.best_iteration == 0 || !r.final_evaluation || !r.final_evaluation->improved)
+    return std::filesystem::path();
+  std::filesystem::path path = state_dir / "proposals" / (kernel.name + ".json");
+  std::error_code ec;
+  std::filesystem::create_directories(path.parent_path(), ec);
+  KGATE_RETURN_IF_ERROR(
+      write_file_atomic(path, make_proposal(manifest, kernel, episode, state_dir).dump(2) + "\n"));
+  return path;
+}
+
+}  // namespace kgate

@@ -1,0 +1,74 @@
+// kgate optimize KERNEL: one optimization episode on one kernel; the best
+// version found is printed per shape against the original and, when it beats
+// it, written as a proposal for the bot.
+#include <cstdio>
+#include <sstream>
+
+#include "cli/agent_options.h"
+#include "cli/command.h"
+#include "core/log.h"
+#include "core/manifest_loader.h"
+#include "core/text_table.h"
+
+namespace kgate::cli {
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream s;
+  s.precision(3);
+  s << v;
+  return s.str();
+}
+
+int run(const std::string& kernel_name, const AgentCliOptions& args) {
+  auto manifest = load_manifest(args.repo);
+  if (!manifest.ok()) return fail(manifest.error());
+  const Kernel* kernel = manifest->kernel(kernel_name);
+  if (!kernel)
+    return fail(Error::bad_input("no kernel '" + kernel_name + "' in " + manifest->path.string()));
+  for (const std::string& s : to_optimize_options(args, *manifest, "host").ab.shapes)
+    if (!kernel->shape(s)) return fail(Error::bad_input(kernel_name + " has no shape '" + s + "'"));
+  std::string backend = resolve_backend(args.backend);
+  auto outcome = optimize_kernel(*manifest, *kernel, to_optimize_options(args, *manifest, backend));
+  if (!outcome.ok()) return fail(outcome.error());
+  const EpisodeRecord& r = outcome->episode.record;
+  std::printf("episode %s: %zu iterations, %s\n", r.id.c_str(), r.iterations.size(),
+              r.stop_reason.c_str());
+  TextTable iters({"iter", "outcome", "change", "speedup"});
+  for (const IterationRecord& it : r.iterations) {
+    std::string change = it.plan.value("change", "");
+    if (change.size() > 60) change = change.substr(0, 57) + "...";
+    iters.add({std::to_string(it.index), it.outcome + (it.accepted ? " *" : ""), change,
+               it.evaluation && it.evaluation->correct ? fmt(1 / it.evaluation->geomean_ratio) + "x"
+                                                       : "-"});
+  }
+  std::fputs(iters.render().c_str(), stdout);
+  if (r.final_evaluation) {
+    TextTable shapes({"shape", "phase", "original", "best", "speedup", "verdict"});
+    for (const ShapeEvaluation& s : r.final_evaluation->shapes)
+      shapes.add({s.shape, s.phase, format_seconds(s.best_s), format_seconds(s.candidate_s),
+                  s.candidate_s > 0 ? fmt(s.best_s / s.candidate_s) + "x" : "-",
+                  std::string(to_string(s.verdict))});
+    std::printf("\nbest: iteration %d, %sx over the original (geomean)\n", r.best_iteration,
+                fmt(1 / r.final_evaluation->geomean_ratio).c_str());
+    std::fputs(shapes.render().c_str(), stdout);
+  } else {
+    std::printf("\nno candidate beat the original\n");
+  }
+  std::printf("record: %s\n", (outcome->episode.dir / "episode.json").c_str());
+  if (!outcome->proposal.empty()) std::printf("proposal: %s\n", outcome->proposal.c_str());
+  return 0;
+}
+
+CommandRegistration registration(
+    "optimize", "Run an optimization episode on one kernel (observe, plan, execute, gate, reflect)",
+    [](CLI::App& app) {
+      auto kernel = std::make_shared<std::string>();
+      auto args = std::make_shared<AgentCliOptions>();
+      app.add_option("kernel", *kernel, "The kernel's name in kgate.json")->required();
+      add_agent_options(app, *args);
+      return [kernel, args] { return run(*kernel, *args); };
+    });
+
+}  // namespace
+}  // namespace kgate::cli

@@ -1,0 +1,98 @@
+// kgate sweep: the nightly job. Baselines first (the gate's baseline store),
+// then an episode per kernel, each accepted result
+// written as a proposal for the bot.
+#include <cstdio>
+#include <sstream>
+
+#include "cli/agent_options.h"
+#include "cli/command.h"
+#include "core/hash.h"
+#include "core/log.h"
+#include "core/manifest_loader.h"
+#include "core/text_table.h"
+#include "gate/baseline_store.h"
+#include "runner/kernel_run.h"
+
+namespace kgate::cli {
+namespace {
+
+// Times each kernel's current version and appends it to
+// <manifest folder>/baselines/<gpu>/<kernel>.json, as `kgate baseline record` does.
+Status record_baselines(const Manifest& manifest, const std::string& backend_name) {
+  auto backend = make_backend(backend_name);
+  if (!backend.ok()) return backend.error();
+  for (const Kernel& kernel : manifest.kernels) {
+    const Implementation* impl = kernel.implementation(backend_name);
+    if (!impl) continue;
+    auto result = run_kernel(manifest, kernel, **backend, KernelRunOptions{});
+    if (!result.ok()) return result.error().with_context(kernel.name);
+    if (!result->passed()) {
+      warn(kernel.name + " did not pass its checks; no baseline recorded");
+      continue;
+    }
+    std::string device = result->shapes.empty() ? "" : result->shapes.front().device.name;
+    auto file = baseline_path(manifest.root / "baselines", device, kernel.name);
+    BaselineEntry entry =
+        baseline_entry(result->shapes, sha256_file(manifest.root / impl->source), "");
+    auto saved = append_baseline(file, kernel.name, entry);
+    if (!saved.ok()) return saved.error();
+    progress("baseline recorded: " + file.string());
+  }
+  return {};
+}
+
+int run(const AgentCliOptions& args, bool baselines) {
+  auto manifest = load_manifest(args.repo);
+  if (!manifest.ok()) return fail(manifest.error());
+  std::string backend = resolve_backend(args.backend);
+  if (baselines) {
+    if (Status s = record_baselines(*manifest, backend); !s.ok()) return fail(s.error());
+  } else {
+    progress("baselines: skipped (--no-baselines)");
+  }
+  if (!manifest->workload.is_null())
+    progress(
+        "workload profile: not used yet (hottest-first ordering comes with the profile feature); "
+        "sweeping every kernel in manifest order");
+  TextTable table({"kernel", "iterations", "best", "speedup", "proposal / note"});
+  bool infrastructure_failed = false;
+  for (const Kernel& kernel : manifest->kernels) {
+    if (!kernel.implementation(backend)) {
+      progress("skipping " + kernel.name + ": no " + backend + " implementation");
+      continue;
+    }
+    progress("sweep: " + kernel.name);
+    auto outcome =
+        optimize_kernel(*manifest, kernel, to_optimize_options(args, *manifest, backend));
+    if (!outcome.ok()) {
+      warn(kernel.name + ": " + outcome.error().message);
+      infrastructure_failed |= outcome.error().kind == ExitCode::kInfrastructure;
+      table.add({kernel.name, "-", "-", "-", "error: " + outcome.error().message.substr(0, 80)});
+      continue;
+    }
+    const EpisodeRecord& r = outcome->episode.record;
+    std::ostringstream speed;
+    speed.precision(3);
+    if (r.final_evaluation)
+      speed << 1 / r.final_evaluation->geomean_ratio << "x";
+    else
+      speed << "-";
+    table.add({kernel.name, std::to_string(r.iterations.size()), std::to_string(r.best_iteration),
+               speed.str(),
+               outcome->proposal.empty() ? "no improvement" : outcome->proposal.string()});
+  }
+  std::fputs(table.render().c_str(), stdout);
+  return infrastructure_failed ? to_int(ExitCode::kInfrastructure) : 0;
+}
+
+CommandRegistration registration(
+    "sweep", "Run an optimization episode on every kernel and write proposals", [](CLI::App& app) {
+      auto args = std::make_shared<AgentCliOptions>();
+      auto no_baselines = std::make_shared<bool>(false);
+      add_agent_options(app, *args);
+      app.add_flag("--no-baselines", *no_baselines, "Do not record baselines before the episodes");
+      return [args, no_baselines] { return run(*args, !*no_baselines); };
+    });
+
+}  // namespace
+}  // namespace kgate::cli

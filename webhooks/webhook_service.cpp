@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <cstdlib>
 
 #include "webhooks/delivery_intake.h"
 #include "webhooks/json_log.h"
@@ -146,18 +147,33 @@ void WebhookService::install_routes() {
   });
 
   server.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (res.status == 413) {
-      metrics_.delivery(req.get_header_value("X-GitHub-Event"), "too-large", 0);
-      json_log({{"msg", "delivery rejected"},
-                {"status", 413},
-                {"delivery", req.get_header_value("X-GitHub-Delivery")},
-                {"reason", "body larger than the 25 MB GitHub sends at most"}});
-      answer(
-          res, 413,
-          {{"error", "payload larger than " + std::to_string(options_.max_body_bytes) + " bytes"}});
-    } else if (res.body.empty()) {
-      answer(res, res.status, {{"error", "HTTP status " + std::to_string(res.status)}});
+    if (res.status != 413) {
+      if (res.body.empty())
+        answer(res, res.status, {{"error", "HTTP status " + std::to_string(res.status)}});
+      return;
     }
+    // httplib refuses form-encoded bodies over 8 KB with 413 before our
+    // handler runs; for GitHub's form content type the useful answer is 415.
+    std::string type = req.get_header_value("Content-Type");
+    bool form = type.rfind("application/x-www-form-urlencoded", 0) == 0;
+    size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+    int status = form && length <= options_.max_body_bytes ? 415 : 413;
+    std::string reason = status == 415
+                             ? "content type '" + type +
+                                   "' is not accepted: set the webhook's content type to "
+                                   "application/json in GitHub"
+                             : "payload larger than " + std::to_string(options_.max_body_bytes) +
+                                   " bytes (GitHub sends at most 25 MB)";
+    std::string event = req.get_header_value("X-GitHub-Event");
+    metrics_.delivery(valid_token(event, 64, false) ? event : "invalid",
+                      status == 415 ? "bad-content-type" : "too-large", 0);
+    json_log({{"msg", "delivery"},
+              {"event", event},
+              {"delivery", req.get_header_value("X-GitHub-Delivery")},
+              {"status", status},
+              {"outcome", status == 415 ? "bad-content-type" : "too-large"},
+              {"reason", reason}});
+    answer(res, status, {{"error", reason}});
   });
 
   server.Post("/webhook", [this](const httplib::Request& req, httplib::Response& res) {

@@ -26,7 +26,7 @@ struct FakeGitHub {
 
   FakeGitHub() {
     server.Post(
-        R"(/repos/.*/dispatches)", [this](const httplib::Request& req, httplib::Response& res) {
+        R"(.*/dispatches)", [this](const httplib::Request& req, httplib::Response& res) {
           {
             std::lock_guard lock(mutex);
             requests.push_back({req.path, json::parse(req.body, nullptr, false)});

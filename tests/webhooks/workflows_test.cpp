@@ -55,9 +55,11 @@ TEST(Workflows, TemplatesValidateAgainstTheActionsSchema) {
   // Fork pull requests never run on the self-hosted runners from this trigger.
   EXPECT_NE(job["if"].get<std::string>().find("head.repo.full_name == github.repository"),
             std::string::npos);
-  for (const json& step : job["steps"])
-    if (step.value("uses", "").rfind("actions/checkout", 0) == 0)
+  for (const json& step : job["steps"]) {
+    if (step.value("uses", "").rfind("actions/checkout", 0) == 0) {
       EXPECT_EQ(step["with"]["persist-credentials"], false);
+    }
+  }
 
   const json& nightly = results["kgate-nightly.yml"]["document"];
   EXPECT_TRUE(nightly["on"].contains("schedule"));

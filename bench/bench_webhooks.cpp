@@ -168,6 +168,7 @@ int main(int argc, char** argv) {
       clients.emplace_back([&, c] {
         httplib::Client client("127.0.0.1", server.port);
         client.set_keep_alive(true);
+        client.set_tcp_nodelay(true);
         std::vector<double> mine;
         for (long n = 0; !stop; ++n) {
           httplib::Headers h = {

@@ -118,10 +118,45 @@ Result<std::unique_ptr<JobQueue>> JobQueue::open(const std::filesystem::path& fi
   KGATE_RETURN_IF_ERROR(queue->exec(durability == Durability::kFull ? "PRAGMA synchronous=FULL"
                                                                     : "PRAGMA synchronous=NORMAL"));
   KGATE_RETURN_IF_ERROR(queue->exec(kSchema));
+  KGATE_RETURN_IF_ERROR(queue->exec("PRAGMA wal_autocheckpoint=0"));
+  queue->checkpointer_ = std::thread([q = queue.get(), file] { q->checkpoint_loop(file); });
   return queue;
 }
 
+void JobQueue::checkpoint_loop(std::filesystem::path file) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
+    sqlite3_close(db);
+    db = nullptr;
+  }
+  std::unique_lock lock(stop_mutex_);
+  while (!stopping_) {
+    stop_.wait_for(lock, std::chrono::milliseconds(500));
+    if (!db) {
+      // Without a second connection, checkpoint on the main one (under its lock).
+      std::lock_guard queue_lock(mutex_);
+      sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      continue;
+    }
+    lock.unlock();
+    // PASSIVE never blocks writers; a WAL past 64 MB is truncated once readers allow.
+    int log_frames = 0;
+    sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log_frames, nullptr);
+    if (log_frames > 16384)
+      sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr, nullptr);
+    lock.lock();
+  }
+  if (db) sqlite3_close(db);
+}
+
 JobQueue::~JobQueue() {
+  {
+    std::lock_guard lock(stop_mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_all();
+  if (checkpointer_.joinable()) checkpointer_.join();
   sqlite3_close(db_);
 }
 

@@ -11,6 +11,7 @@
 // small, and one connection lets the intake batch many deliveries per fsync.
 #include <sqlite3.h>
 
+#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -18,6 +19,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/status.h"
@@ -92,8 +94,16 @@ class JobQueue {
   Status exec(const char* sql);
   Status finish(int64_t id, const std::string& state, const std::string& error, double now);
 
+  void checkpoint_loop(std::filesystem::path file);
+
   std::mutex mutex_;
   sqlite3* db_;
+  // WAL checkpoints run on their own connection and thread, so the copy back
+  // into the database file never lands inside a delivery's commit.
+  std::thread checkpointer_;
+  std::mutex stop_mutex_;
+  std::condition_variable stop_;
+  bool stopping_ = false;
 };
 
 // Seconds since the epoch, as stored in the database.

@@ -8,6 +8,7 @@
 #include "webhooks/delivery_intake.h"
 #include "webhooks/json_log.h"
 #include "webhooks/kernel_files.h"
+#include "webhooks/memory_budget.h"
 #include "webhooks/signature.h"
 #include "webhooks/webhook_event.h"
 
@@ -101,6 +102,7 @@ Result<std::unique_ptr<WebhookService>> WebhookService::open(ServiceOptions opti
     self->notice_wake_.notify_all();
   });
 
+  service->budget_ = std::make_unique<MemoryBudget>(o.body_memory_bytes);
   service->server_ = std::make_unique<httplib::Server>();
   httplib::Server& server = *service->server_;
   int threads = std::max(1, o.http_threads);
@@ -176,12 +178,48 @@ void WebhookService::install_routes() {
     answer(res, status, {{"error", reason}});
   });
 
-  server.Post("/webhook", [this](const httplib::Request& req, httplib::Response& res) {
+  // The body is read here rather than by httplib, so that it is read into a
+  // buffer of exactly its size, and only once the memory budget has room:
+  // several 25 MB deliveries at once wait for each other instead of
+  // multiplying the resident memory.
+  server.Post("/webhook", [this](const httplib::Request& req, httplib::Response& res,
+                                 const httplib::ContentReader& reader) {
+    size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+    if (length > options_.max_body_bytes) {
+      // httplib skips the body (reading it into nothing) and refuses it.
+      reader([](const char*, size_t) { return true; });
+      res.status = 413;  // answered by the error handler
+      return;
+    }
+    // The body plus its parsed form take about twice its size.
+    MemoryHold hold(*budget_, std::min(budget_->capacity(), 2 * length + (1u << 20)));
+    std::string body;
+    body.reserve(length);
+    bool complete = reader([&](const char* data, size_t n) {
+      body.append(data, n);
+      return body.size() <= options_.max_body_bytes;
+    });
+    if (!complete || body.size() > options_.max_body_bytes) {
+      res.set_header("Connection", "close");
+      if (body.size() > options_.max_body_bytes) {
+        res.status = 413;
+      } else {
+        answer(res, 400, {{"error", "the request body could not be read"}});
+      }
+      return;
+    }
+    handle_delivery(req, body, res);
+  });
+}
+
+void WebhookService::handle_delivery(const httplib::Request& req, const std::string& body,
+                                     httplib::Response& res) {
+  {
     auto start = Clock::now();
     std::string event = req.get_header_value("X-GitHub-Event");
     std::string delivery = req.get_header_value("X-GitHub-Delivery");
     nlohmann::json line = {
-        {"msg", "delivery"}, {"event", event}, {"delivery", delivery}, {"bytes", req.body.size()}};
+        {"msg", "delivery"}, {"event", event}, {"delivery", delivery}, {"bytes", body.size()}};
     auto finish = [&](int status, const std::string& outcome, nlohmann::json body) {
       double seconds = std::chrono::duration<double>(Clock::now() - start).count();
       metrics_.delivery(valid_token(event, 64, false) ? event : "invalid", outcome, seconds);
@@ -207,7 +245,7 @@ void WebhookService::install_routes() {
     if (signature.empty())
       return finish(401, "unsigned",
                     {{"error", "X-Hub-Signature-256 is missing: set a secret on the webhook"}});
-    if (!signature_matches(signature, req.body, options_.secrets))
+    if (!signature_matches(signature, body, options_.secrets))
       return finish(
           401, "bad-signature",
           {{"error", "X-Hub-Signature-256 does not match the body under any configured secret"}});
@@ -215,12 +253,12 @@ void WebhookService::install_routes() {
       return finish(400, "bad-headers", {{"error", "X-GitHub-Event is missing or malformed"}});
     if (!valid_token(delivery, 128, true))
       return finish(400, "bad-headers", {{"error", "X-GitHub-Delivery is missing or malformed"}});
-    auto parsed = parse_webhook_event(event, req.body);
+    auto parsed = parse_webhook_event(event, body);
     if (!parsed.ok()) return finish(400, "bad-payload", {{"error", parsed.error().message}});
     line["action"] = parsed->action;
     line["repository"] = parsed->repository;
 
-    IncomingDelivery incoming{delivery, event, parsed->action, req.body, &*parsed};
+    IncomingDelivery incoming{delivery, event, parsed->action, body, &*parsed};
     IntakeResult result = intake_->submit(incoming);
     if (!result.status.ok())
       return finish(503, "store-failed", {{"error", result.status.error().message}});
@@ -240,7 +278,7 @@ void WebhookService::install_routes() {
                       {{"delivery", delivery}, {"jobs", result.routing.jobs.size()}});
       }
     }
-  });
+  }
 }
 
 void WebhookService::notifier_loop() {

@@ -24,7 +24,9 @@
 
 namespace httplib {
 class Server;
-}
+struct Request;
+struct Response;
+}  // namespace httplib
 
 namespace kgate::webhooks {
 
@@ -40,9 +42,10 @@ struct ServiceOptions {
   DispatchMode dispatch = DispatchMode::kLocal;
   int http_threads = 8;
   WorkerOptions workers;
-  CommandExecutorOptions command;     // local dispatch (repo and state_dir filled in by open)
-  ActionsDispatchOptions actions;     // actions dispatch
-  size_t max_body_bytes = 25u << 20;  // GitHub caps payloads at 25 MB
+  CommandExecutorOptions command;        // local dispatch (repo and state_dir filled in by open)
+  ActionsDispatchOptions actions;        // actions dispatch
+  size_t max_body_bytes = 25u << 20;     // GitHub caps payloads at 25 MB
+  size_t body_memory_bytes = 96u << 20;  // request bodies (and their parse) held at once
   const PermissionLookup* permissions = nullptr;  // null: author_association
   Notifier* notifier = nullptr;                   // null: FileNotifier on state_dir/notices.jsonl
 };
@@ -65,6 +68,8 @@ class WebhookService {
  private:
   explicit WebhookService(ServiceOptions options);
   void install_routes();
+  void handle_delivery(const httplib::Request& req, const std::string& body,
+                       httplib::Response& res);
   void notifier_loop();
 
   ServiceOptions options_;
@@ -76,6 +81,7 @@ class WebhookService {
   std::unique_ptr<class KernelFilesCache> kernels_;
   std::unique_ptr<class DeliveryIntake> intake_;
   std::unique_ptr<WorkerPool> workers_;
+  std::unique_ptr<class MemoryBudget> budget_;
   std::unique_ptr<httplib::Server> server_;
   int port_ = 0;
   std::atomic<bool> stopping_{false};

@@ -44,14 +44,16 @@ int run(const RunArgs& args) {
   if (Status s = (*backend)->available(); !s.ok()) return fail(s.error());
 
   TextTable table({"kernel", "shape", "phase", "median", "max abs err", "max rel err", "check"});
-  nlohmann::json report = {{"backend", backend_name}, {"manifest", manifest->path.string()},
+  nlohmann::json report = {{"backend", backend_name},
+                           {"manifest", manifest->path.string()},
                            {"kernels", nlohmann::json::array()}};
   bool all_passed = true;
   for (const Kernel& kernel : manifest->kernels) {
     if (!args.kernel.empty() && kernel.name != args.kernel) continue;
     if (!kernel.implementation(backend_name)) {
       if (!args.kernel.empty())
-        return fail(Error::bad_input(kernel.name + " has no \"" + backend_name + "\" implementation"));
+        return fail(
+            Error::bad_input(kernel.name + " has no \"" + backend_name + "\" implementation"));
       progress("skipping " + kernel.name + ": no " + backend_name + " implementation");
       continue;
     }
@@ -72,20 +74,23 @@ int run(const RunArgs& args) {
     report["kernels"].push_back(result->to_json());
     if (!result->compiled) {
       table.add({kernel.name, "-", "-", "-", "-", "-", "compile error"});
-      std::fprintf(stderr, "%s does not compile:\n%s", kernel.name.c_str(), result->compile_error.c_str());
+      std::fprintf(stderr, "%s does not compile:\n%s", kernel.name.c_str(),
+                   result->compile_error.c_str());
       all_passed = false;
       continue;
     }
     for (const ShapeMeasurement& m : result->shapes) {
       table.add({kernel.name, m.shape, m.phase, format_seconds(m.head_median()),
-                 format_error(m.check.max_abs_error), format_error(m.check.max_rel_error), check_cell(m)});
+                 format_error(m.check.max_abs_error), format_error(m.check.max_rel_error),
+                 check_cell(m)});
       all_passed &= m.status == MeasureStatus::kPass;
       if (m.status == MeasureStatus::kError) all_passed = false;
     }
   }
   std::fputs(table.render().c_str(), stdout);
   if (!args.json.empty()) {
-    if (Status s = write_file_atomic(args.json, report.dump(2) + "\n"); !s.ok()) return fail(s.error());
+    if (Status s = write_file_atomic(args.json, report.dump(2) + "\n"); !s.ok())
+      return fail(s.error());
   }
   return all_passed ? 0 : to_int(ExitCode::kCheckFailed);
 }
@@ -93,15 +98,18 @@ int run(const RunArgs& args) {
 CommandRegistration registration(
     "run", "Compile, check and time the kernels of a manifest", [](CLI::App& app) {
       auto args = std::make_shared<RunArgs>();
-      app.add_option("path", args->path, "kgate.json, or a folder holding one")->capture_default_str();
+      app.add_option("path", args->path, "kgate.json, or a folder holding one")
+          ->capture_default_str();
       app.add_option("--kernel", args->kernel, "Only this kernel");
       app.add_option("--shape", args->shape, "Only this shape");
       app.add_option("--backend", args->backend, "host, cuda, or auto (cuda when a GPU is found)")
           ->check(CLI::IsMember({"auto", "host", "cuda"}))
           ->capture_default_str();
       app.add_option("--json", args->json, "Also write the full results as JSON to this file");
-      app.add_option("--gpu", args->gpu, "GPU index (after CUDA_VISIBLE_DEVICES)")->capture_default_str();
-      app.add_option("--seed", args->seed, "Input seed (default: drawn from the clock, recorded in --json)");
+      app.add_option("--gpu", args->gpu, "GPU index (after CUDA_VISIBLE_DEVICES)")
+          ->capture_default_str();
+      app.add_option("--seed", args->seed,
+                     "Input seed (default: drawn from the clock, recorded in --json)");
       return [args] { return run(*args); };
     });
 

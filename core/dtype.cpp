@@ -13,14 +13,18 @@ std::optional<DType> parse_dtype(std::string_view name) {
     DType type;
   };
   static constexpr Alias kAliases[] = {
-      {"float64", DType::kFloat64},  {"double", DType::kFloat64},  {"f64", DType::kFloat64},
-      {"float32", DType::kFloat32},  {"float", DType::kFloat32},   {"f32", DType::kFloat32},
-      {"float16", DType::kFloat16},  {"half", DType::kFloat16},    {"__half", DType::kFloat16},
-      {"f16", DType::kFloat16},      {"fp16", DType::kFloat16},    {"bfloat16", DType::kBFloat16},
-      {"bf16", DType::kBFloat16},    {"__nv_bfloat16", DType::kBFloat16},
-      {"int64", DType::kInt64},      {"int64_t", DType::kInt64},   {"long long", DType::kInt64},
-      {"int32", DType::kInt32},      {"int32_t", DType::kInt32},   {"int", DType::kInt32},
-      {"uint8", DType::kUInt8},      {"uint8_t", DType::kUInt8},   {"unsigned char", DType::kUInt8},
+      {"float64", DType::kFloat64},     {"double", DType::kFloat64},
+      {"f64", DType::kFloat64},         {"float32", DType::kFloat32},
+      {"float", DType::kFloat32},       {"f32", DType::kFloat32},
+      {"float16", DType::kFloat16},     {"half", DType::kFloat16},
+      {"__half", DType::kFloat16},      {"f16", DType::kFloat16},
+      {"fp16", DType::kFloat16},        {"bfloat16", DType::kBFloat16},
+      {"bf16", DType::kBFloat16},       {"__nv_bfloat16", DType::kBFloat16},
+      {"int64", DType::kInt64},         {"int64_t", DType::kInt64},
+      {"long long", DType::kInt64},     {"int32", DType::kInt32},
+      {"int32_t", DType::kInt32},       {"int", DType::kInt32},
+      {"uint8", DType::kUInt8},         {"uint8_t", DType::kUInt8},
+      {"unsigned char", DType::kUInt8},
   };
   for (const Alias& alias : kAliases)
     if (alias.name == name) return alias.type;
@@ -29,36 +33,57 @@ std::optional<DType> parse_dtype(std::string_view name) {
 
 std::string_view dtype_name(DType type) {
   switch (type) {
-    case DType::kFloat64: return "float64";
-    case DType::kFloat32: return "float32";
-    case DType::kFloat16: return "float16";
-    case DType::kBFloat16: return "bfloat16";
-    case DType::kInt64: return "int64";
-    case DType::kInt32: return "int32";
-    case DType::kUInt8: return "uint8";
+    case DType::kFloat64:
+      return "float64";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kBFloat16:
+      return "bfloat16";
+    case DType::kInt64:
+      return "int64";
+    case DType::kInt32:
+      return "int32";
+    case DType::kUInt8:
+      return "uint8";
   }
   return "?";
 }
 
 std::string_view dtype_cpp_name(DType type) {
   switch (type) {
-    case DType::kFloat64: return "double";
-    case DType::kFloat32: return "float";
-    case DType::kFloat16: return "kgate::half";
-    case DType::kBFloat16: return "kgate::bfloat16";
-    case DType::kInt64: return "int64_t";
-    case DType::kInt32: return "int32_t";
-    case DType::kUInt8: return "uint8_t";
+    case DType::kFloat64:
+      return "double";
+    case DType::kFloat32:
+      return "float";
+    case DType::kFloat16:
+      return "kgate::half";
+    case DType::kBFloat16:
+      return "kgate::bfloat16";
+    case DType::kInt64:
+      return "int64_t";
+    case DType::kInt32:
+      return "int32_t";
+    case DType::kUInt8:
+      return "uint8_t";
   }
   return "void";
 }
 
 size_t dtype_size(DType type) {
   switch (type) {
-    case DType::kFloat64: case DType::kInt64: return 8;
-    case DType::kFloat32: case DType::kInt32: return 4;
-    case DType::kFloat16: case DType::kBFloat16: return 2;
-    case DType::kUInt8: return 1;
+    case DType::kFloat64:
+    case DType::kInt64:
+      return 8;
+    case DType::kFloat32:
+    case DType::kInt32:
+      return 4;
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return 2;
+    case DType::kUInt8:
+      return 1;
   }
   return 0;
 }
@@ -71,13 +96,38 @@ bool dtype_is_float(DType type) {
 double load_as_double(DType type, const void* data, size_t index) {
   const auto* bytes = static_cast<const unsigned char*>(data) + index * dtype_size(type);
   switch (type) {
-    case DType::kFloat64: { double v; std::memcpy(&v, bytes, 8); return v; }
-    case DType::kFloat32: { float v; std::memcpy(&v, bytes, 4); return v; }
-    case DType::kFloat16: { uint16_t v; std::memcpy(&v, bytes, 2); return half_bits_to_float(v); }
-    case DType::kBFloat16: { uint16_t v; std::memcpy(&v, bytes, 2); return bfloat16_bits_to_float(v); }
-    case DType::kInt64: { int64_t v; std::memcpy(&v, bytes, 8); return static_cast<double>(v); }
-    case DType::kInt32: { int32_t v; std::memcpy(&v, bytes, 4); return v; }
-    case DType::kUInt8: return *bytes;
+    case DType::kFloat64: {
+      double v;
+      std::memcpy(&v, bytes, 8);
+      return v;
+    }
+    case DType::kFloat32: {
+      float v;
+      std::memcpy(&v, bytes, 4);
+      return v;
+    }
+    case DType::kFloat16: {
+      uint16_t v;
+      std::memcpy(&v, bytes, 2);
+      return half_bits_to_float(v);
+    }
+    case DType::kBFloat16: {
+      uint16_t v;
+      std::memcpy(&v, bytes, 2);
+      return bfloat16_bits_to_float(v);
+    }
+    case DType::kInt64: {
+      int64_t v;
+      std::memcpy(&v, bytes, 8);
+      return static_cast<double>(v);
+    }
+    case DType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, bytes, 4);
+      return v;
+    }
+    case DType::kUInt8:
+      return *bytes;
   }
   return 0;
 }
@@ -85,13 +135,37 @@ double load_as_double(DType type, const void* data, size_t index) {
 void store_from_double(DType type, void* data, size_t index, double value) {
   auto* bytes = static_cast<unsigned char*>(data) + index * dtype_size(type);
   switch (type) {
-    case DType::kFloat64: std::memcpy(bytes, &value, 8); return;
-    case DType::kFloat32: { float v = static_cast<float>(value); std::memcpy(bytes, &v, 4); return; }
-    case DType::kFloat16: { uint16_t v = float_to_half_bits(static_cast<float>(value)); std::memcpy(bytes, &v, 2); return; }
-    case DType::kBFloat16: { uint16_t v = float_to_bfloat16_bits(static_cast<float>(value)); std::memcpy(bytes, &v, 2); return; }
-    case DType::kInt64: { int64_t v = static_cast<int64_t>(value); std::memcpy(bytes, &v, 8); return; }
-    case DType::kInt32: { int32_t v = static_cast<int32_t>(value); std::memcpy(bytes, &v, 4); return; }
-    case DType::kUInt8: *bytes = static_cast<unsigned char>(value); return;
+    case DType::kFloat64:
+      std::memcpy(bytes, &value, 8);
+      return;
+    case DType::kFloat32: {
+      float v = static_cast<float>(value);
+      std::memcpy(bytes, &v, 4);
+      return;
+    }
+    case DType::kFloat16: {
+      uint16_t v = float_to_half_bits(static_cast<float>(value));
+      std::memcpy(bytes, &v, 2);
+      return;
+    }
+    case DType::kBFloat16: {
+      uint16_t v = float_to_bfloat16_bits(static_cast<float>(value));
+      std::memcpy(bytes, &v, 2);
+      return;
+    }
+    case DType::kInt64: {
+      int64_t v = static_cast<int64_t>(value);
+      std::memcpy(bytes, &v, 8);
+      return;
+    }
+    case DType::kInt32: {
+      int32_t v = static_cast<int32_t>(value);
+      std::memcpy(bytes, &v, 4);
+      return;
+    }
+    case DType::kUInt8:
+      *bytes = static_cast<unsigned char>(value);
+      return;
   }
 }
 

@@ -9,6 +9,8 @@ enum class ExitCode : int {
   kInfrastructure = 3,  // compiler missing, GPU lost, network down
 };
 
-inline int to_int(ExitCode code) { return static_cast<int>(code); }
+inline int to_int(ExitCode code) {
+  return static_cast<int>(code);
+}
 
 }  // namespace kgate

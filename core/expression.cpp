@@ -45,9 +45,12 @@ class ExpressionParser {
     if (!left.ok()) return left;
     while (true) {
       Op op;
-      if (accept('+')) op = Op::kAdd;
-      else if (accept('-')) op = Op::kSub;
-      else return left;
+      if (accept('+'))
+        op = Op::kAdd;
+      else if (accept('-'))
+        op = Op::kSub;
+      else
+        return left;
       auto right = parse_product();
       if (!right.ok()) return right;
       left = add(op, {*left, *right});
@@ -59,10 +62,14 @@ class ExpressionParser {
     if (!left.ok()) return left;
     while (true) {
       Op op;
-      if (accept('*')) op = Op::kMul;
-      else if (accept('/')) op = Op::kDiv;
-      else if (accept('%')) op = Op::kMod;
-      else return left;
+      if (accept('*'))
+        op = Op::kMul;
+      else if (accept('/'))
+        op = Op::kDiv;
+      else if (accept('%'))
+        op = Op::kMod;
+      else
+        return left;
       auto right = parse_unary();
       if (!right.ok()) return right;
       left = add(op, {*left, *right});
@@ -80,7 +87,8 @@ class ExpressionParser {
 
   Result<int> parse_primary() {
     skip_space();
-    if (pos_ >= text_.size()) return fail("expected a number, a name or '(' but the expression ended");
+    if (pos_ >= text_.size())
+      return fail("expected a number, a name or '(' but the expression ended");
     char c = text_[pos_];
     if (std::isdigit(static_cast<unsigned char>(c))) return parse_number();
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return parse_name();
@@ -94,6 +102,7 @@ class ExpressionParser {
   }
 
   Result<int> parse_number() {
+    size_t start = pos_;
     int64_t value = 0;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
       int digit = text_[pos_] - '0';
@@ -101,8 +110,10 @@ class ExpressionParser {
         return fail("integer literal does not fit in 64 bits");
       ++pos_;
     }
-    if (pos_ < text_.size() && (text_[pos_] == '.' || text_[pos_] == 'e' || text_[pos_] == 'E'))
+    if (pos_ < text_.size() && (text_[pos_] == '.' || text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      pos_ = start;  // point at the number, not at its tail
       return fail("only integers are allowed here");
+    }
     return add(Op::kConstant, {}, value);
   }
 
@@ -124,8 +135,7 @@ class ExpressionParser {
     if (!accept(')')) return fail("expected ',' or ')' in the call of " + name);
     if (name == "ceil_div" && args.size() != 2)
       return fail("ceil_div takes 2 arguments, got " + std::to_string(args.size()));
-    if (name != "ceil_div" && args.size() < 2)
-      return fail(name + " takes at least 2 arguments");
+    if (name != "ceil_div" && args.size() < 2) return fail(name + " takes at least 2 arguments");
     return add(Op::kCall, std::move(args), 0, name);
   }
 
@@ -167,8 +177,8 @@ Result<int64_t> Expression::evaluate_node(int index, const Variables& variables)
       if (it == variables.end()) {
         std::string known;
         for (const auto& [name, _] : variables) known += (known.empty() ? "" : ", ") + name;
-        return fail("unknown name '" + node.name + "' (known here: " +
-                    (known.empty() ? "none" : known) + ")");
+        return fail("unknown name '" + node.name +
+                    "' (known here: " + (known.empty() ? "none" : known) + ")");
       }
       return it->second;
     }
@@ -209,7 +219,8 @@ Result<int64_t> Expression::evaluate_node(int index, const Variables& variables)
         return result / args[1];
       }
       result = args[0];
-      for (int64_t a : args) result = node.name == "min" ? std::min(result, a) : std::max(result, a);
+      for (int64_t a : args)
+        result = node.name == "min" ? std::min(result, a) : std::max(result, a);
       return result;
     default:
       return fail("internal error: unknown node");

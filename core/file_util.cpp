@@ -23,12 +23,15 @@ Status write_file_atomic(const std::filesystem::path& path, const std::string& c
   tmp += ".tmp." + std::to_string(getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Error::infrastructure("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    if (!out)
+      return Error::infrastructure("cannot write " + tmp.string() + ": " + std::strerror(errno));
     out << content;
     if (!out.flush()) return Error::infrastructure("cannot write " + tmp.string());
   }
   std::filesystem::rename(tmp, path, ec);
-  if (ec) return Error::infrastructure("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+  if (ec)
+    return Error::infrastructure("cannot rename " + tmp.string() + " to " + path.string() + ": " +
+                                 ec.message());
   return {};
 }
 

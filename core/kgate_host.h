@@ -13,7 +13,8 @@ inline uint16_t float_to_half_bits(float value) {
   std::memcpy(&x, &value, 4);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t abs = x & 0x7fffffffu;
-  if (abs >= 0x7f800000u) return static_cast<uint16_t>(sign | (abs > 0x7f800000u ? 0x7e00u : 0x7c00u));
+  if (abs >= 0x7f800000u)
+    return static_cast<uint16_t>(sign | (abs > 0x7f800000u ? 0x7e00u : 0x7c00u));
   if (abs >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to infinity
   if (abs < 0x38800000u) {  // a half subnormal or zero: scale so its step (2^-24) is 1
     float f;
@@ -34,7 +35,8 @@ inline float half_bits_to_float(uint16_t bits) {
     float r = std::ldexp(static_cast<float>(mant), -24);
     return sign ? -r : r;
   }
-  uint32_t x = exp == 31 ? (sign | 0x7f800000u | (mant << 13)) : (sign | ((exp + 112) << 23) | (mant << 13));
+  uint32_t x =
+      exp == 31 ? (sign | 0x7f800000u | (mant << 13)) : (sign | ((exp + 112) << 23) | (mant << 13));
   float result;
   std::memcpy(&result, &x, 4);
   return result;
@@ -43,7 +45,8 @@ inline float half_bits_to_float(uint16_t bits) {
 inline uint16_t float_to_bfloat16_bits(float value) {
   uint32_t x;
   std::memcpy(&x, &value, 4);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((x >> 16) | 0x40u);  // quiet NaN
   return static_cast<uint16_t>((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
 }
 

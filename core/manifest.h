@@ -25,9 +25,9 @@ enum class ArgRole { kInput, kOutput, kInOut };
 struct InitSpec {
   enum class Distribution { kNormal, kUniform, kRandInt };
   Distribution distribution = Distribution::kNormal;
-  double mean = 0.0, stddev = 1.0;  // normal
-  double low = -1.0, high = 1.0;    // uniform
-  Expression int_low = Expression::constant(0);    // randint, inclusive
+  double mean = 0.0, stddev = 1.0;                  // normal
+  double low = -1.0, high = 1.0;                    // uniform
+  Expression int_low = Expression::constant(0);     // randint, inclusive
   Expression int_high = Expression::constant(100);  // randint, exclusive
 };
 
@@ -69,7 +69,7 @@ struct Implementation {
   std::string source;   // relative to the manifest's folder
   std::string entry;    // function name
   CompileSpec compile;
-  LaunchSpec launch;    // cuda only
+  LaunchSpec launch;  // cuda only
   std::vector<Tunable> tunables;
   std::string json_path;
 
@@ -78,8 +78,8 @@ struct Implementation {
 
 struct Shape {
   std::string name;
-  std::string phase;    // "decode", "prefill", "edge", or any word
-  Variables variables;  // every integer field of the shape
+  std::string phase;                  // "decode", "prefill", "edge", or any word
+  Variables variables;                // every integer field of the shape
   std::vector<std::string> backends;  // empty: every backend
   std::string json_path;
 
@@ -97,8 +97,8 @@ struct Tolerance {
 };
 
 struct TimingSpec {
-  int warmup = 5;           // launches before the first sample
-  int samples = 30;         // samples per shape for `kgate run`
+  int warmup = 5;            // launches before the first sample
+  int samples = 30;          // samples per shape for `kgate run`
   double time_limit_s = 60;  // a run of one shape past this is a hang
 };
 

@@ -58,8 +58,8 @@ Status Loader::check_keys(const json& object, const std::string& path,
   return {};
 }
 
-Result<std::string> Loader::get_string(const json& object, const std::string& path,
-                                       const char* key, bool required) const {
+Result<std::string> Loader::get_string(const json& object, const std::string& path, const char* key,
+                                       bool required) const {
   auto it = object.find(key);
   if (it == object.end()) {
     if (required) return fail(path + "." + key, "missing; expected a string");
@@ -73,8 +73,8 @@ Result<std::string> Loader::get_string(const json& object, const std::string& pa
 Result<Expression> Loader::get_expression(const json& value, const std::string& path) const {
   if (value.is_number_integer()) return Expression::constant(value.get<int64_t>());
   if (!value.is_string())
-    return fail(path, "expected an integer or an integer expression string, got " +
-                          type_name(value));
+    return fail(path,
+                "expected an integer or an integer expression string, got " + type_name(value));
   auto expression = Expression::parse(value.get<std::string>());
   if (!expression.ok()) return fail(path, expression.error().message);
   return expression;
@@ -111,14 +111,14 @@ Result<Manifest> Loader::load(const json& doc) {
     auto kernel = load_kernel((*kernels)[i], path);
     if (!kernel.ok()) return kernel.error();
     if (!names.insert(kernel->name).second)
-      return fail(path + ".name", "duplicate kernel name '" + kernel->name +
-                                      "' (kernel names must be unique)");
+      return fail(path + ".name",
+                  "duplicate kernel name '" + kernel->name + "' (kernel names must be unique)");
     manifest.kernels.push_back(std::move(kernel.value()));
   }
   if (auto gate = doc.find("gate"); gate != doc.end()) {
     if (!gate->is_object()) return fail("gate", "expected an object");
-    KGATE_RETURN_IF_ERROR(check_keys(
-        *gate, "gate", {"max_regression", "min_improvement", "confidence", "budget_s"}));
+    KGATE_RETURN_IF_ERROR(
+        check_keys(*gate, "gate", {"max_regression", "min_improvement", "confidence", "budget_s"}));
     GatePolicy& p = manifest.gate;
     auto read = [&](const char* key, double& field, double lo, double hi) -> Status {
       auto value = get_number(*gate, "gate", key, field);
@@ -143,10 +143,10 @@ Result<Manifest> Loader::load(const json& doc) {
 
 Result<Kernel> Loader::load_kernel(const json& k, const std::string& path) {
   if (!k.is_object()) return fail(path, "expected a kernel object, got " + type_name(k));
-  KGATE_RETURN_IF_ERROR(check_keys(
-      k, path,
-      {"name", "family", "backend", "source", "entry", "compile", "launch", "tunables", "impl",
-       "args", "shapes", "reference", "tolerance", "timing", "description"}));
+  KGATE_RETURN_IF_ERROR(
+      check_keys(k, path,
+                 {"name", "family", "backend", "source", "entry", "compile", "launch", "tunables",
+                  "impl", "args", "shapes", "reference", "tolerance", "timing", "description"}));
   Kernel kernel;
   kernel.json_path = path;
   kernel.raw = k;
@@ -260,7 +260,8 @@ Result<Implementation> Loader::load_implementation(const json& body, const std::
   if (backend != "cuda" && backend != "host")
     return fail(path, "unknown backend '" + backend + "' (expected \"cuda\" or \"host\")");
   if (!body.is_object()) return fail(path, "expected an object");
-  KGATE_RETURN_IF_ERROR(check_keys(body, path, {"source", "entry", "compile", "launch", "tunables"}));
+  KGATE_RETURN_IF_ERROR(
+      check_keys(body, path, {"source", "entry", "compile", "launch", "tunables"}));
   Implementation impl;
   impl.backend = backend;
   impl.json_path = path;
@@ -300,7 +301,8 @@ Result<Implementation> Loader::load_implementation(const json& body, const std::
   }
 
   if (auto tunables = body.find("tunables"); tunables != body.end()) {
-    if (!tunables->is_object()) return fail(path + ".tunables", "expected an object of name: [values]");
+    if (!tunables->is_object())
+      return fail(path + ".tunables", "expected an object of name: [values]");
     for (const auto& [name, values] : tunables->items()) {
       std::string tpath = path + ".tunables." + name;
       if (!std::regex_match(name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
@@ -318,7 +320,8 @@ Result<Implementation> Loader::load_implementation(const json& body, const std::
 
   auto launch = body.find("launch");
   if (backend == "cuda" && launch == body.end())
-    return fail(path + ".launch", "missing; a cuda kernel needs {\"grid\": [...], \"block\": [...]}");
+    return fail(path + ".launch",
+                "missing; a cuda kernel needs {\"grid\": [...], \"block\": [...]}");
   if (launch != body.end()) {
     std::string lpath = path + ".launch";
     if (!launch->is_object()) return fail(lpath, "expected an object");
@@ -368,7 +371,8 @@ Result<Arg> Loader::load_arg(const json& a, const std::string& path) {
   arg.dtype = *dtype;
 
   if (arg.is_buffer) {
-    if (a.contains("value")) return fail(path + ".value", "a buffer takes \"count\", not \"value\"");
+    if (a.contains("value"))
+      return fail(path + ".value", "a buffer takes \"count\", not \"value\"");
     auto count = a.find("count");
     if (count == a.end()) return fail(path + ".count", "missing; a buffer needs an element count");
     auto e = get_expression(*count, path + ".count");
@@ -376,10 +380,15 @@ Result<Arg> Loader::load_arg(const json& a, const std::string& path) {
     arg.count = *e;
     auto role = get_string(a, path, "role", false);
     if (!role.ok()) return role.error();
-    if (role->empty() || *role == "input") arg.role = ArgRole::kInput;
-    else if (*role == "output") arg.role = ArgRole::kOutput;
-    else if (*role == "inout") arg.role = ArgRole::kInOut;
-    else return fail(path + ".role", "expected \"input\", \"output\" or \"inout\", got '" + *role + "'");
+    if (role->empty() || *role == "input")
+      arg.role = ArgRole::kInput;
+    else if (*role == "output")
+      arg.role = ArgRole::kOutput;
+    else if (*role == "inout")
+      arg.role = ArgRole::kInOut;
+    else
+      return fail(path + ".role",
+                  "expected \"input\", \"output\" or \"inout\", got '" + *role + "'");
     if (auto init = a.find("init"); init != a.end()) {
       if (arg.role == ArgRole::kOutput)
         return fail(path + ".init", "an output is poisoned, not initialized; remove \"init\"");
@@ -414,7 +423,8 @@ Result<Arg> Loader::load_arg(const json& a, const std::string& path) {
         out.distribution = InitSpec::Distribution::kRandInt;
         for (const char* key : {"low", "high"}) {
           if (!spec.contains(key))
-            return fail(path + ".init." + key, "missing; randint needs low (inclusive) and high (exclusive)");
+            return fail(path + ".init." + key,
+                        "missing; randint needs low (inclusive) and high (exclusive)");
           auto e = get_expression(spec[key], path + ".init." + key);
           if (!e.ok()) return e.error();
           (std::string(key) == "low" ? out.int_low : out.int_high) = *e;
@@ -442,7 +452,8 @@ Result<Arg> Loader::load_arg(const json& a, const std::string& path) {
           arg.float_value = std::stod(value->get<std::string>(), &used);
           if (used != value->get<std::string>().size()) throw std::invalid_argument("tail");
         } catch (const std::exception&) {
-          return fail(path + ".value", "expected a number, got \"" + value->get<std::string>() + "\"");
+          return fail(path + ".value",
+                      "expected a number, got \"" + value->get<std::string>() + "\"");
         }
       } else {
         return fail(path + ".value", "expected a number, got " + type_name(*value));
@@ -504,8 +515,8 @@ Status Loader::check_expressions(const Kernel& kernel) const {
         auto value = e.evaluate(vars);
         if (!value.ok()) return fail(path, value.error().message + " (shape '" + shape.name + "')");
         if (*value < min)
-          return fail(path, "evaluates to " + std::to_string(*value) + " for shape '" +
-                                shape.name + "'; expected at least " + std::to_string(min));
+          return fail(path, "evaluates to " + std::to_string(*value) + " for shape '" + shape.name +
+                                "'; expected at least " + std::to_string(min));
         return {};
       };
       for (const Arg& arg : kernel.args) {
@@ -525,7 +536,8 @@ Status Loader::check_expressions(const Kernel& kernel) const {
       for (size_t i = 0; i < impl.launch.block.size(); ++i)
         KGATE_RETURN_IF_ERROR(eval(impl.launch.block[i],
                                    impl.json_path + ".launch.block[" + std::to_string(i) + "]", 1));
-      KGATE_RETURN_IF_ERROR(eval(impl.launch.shared_bytes, impl.json_path + ".launch.shared_bytes", 0));
+      KGATE_RETURN_IF_ERROR(
+          eval(impl.launch.shared_bytes, impl.json_path + ".launch.shared_bytes", 0));
     }
   }
   return {};
@@ -563,8 +575,9 @@ Result<Manifest> parse_manifest(std::string_view text, const std::filesystem::pa
     // nlohmann reports a byte offset; people read lines and columns.
     std::string what = e.what();
     auto pos = what.find("parse error");
-    return Error::bad_input(display_path.string() + ":" + line_and_column(text, e.byte - 1) +
-                            ": invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
+    return Error::bad_input(
+        display_path.string() + ":" + line_and_column(text, e.byte - 1) +
+        ": invalid JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
   }
   return Loader(display_path, root).load(doc);
 }
@@ -575,7 +588,8 @@ Result<Manifest> load_manifest(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, ec)) {
     auto found = find_manifest(path);
     if (!found)
-      return Error::bad_input(path.string() + ": no kgate.json or .github/kgate.json in this folder");
+      return Error::bad_input(path.string() +
+                              ": no kgate.json or .github/kgate.json in this folder");
     file = *found;
   }
   std::ifstream in(file, std::ios::binary);

@@ -19,9 +19,7 @@ struct Error {
   static Error check_failed(std::string m) { return {ExitCode::kCheckFailed, std::move(m)}; }
 
   // Prefixes context ("loading kgate.json: ...") while keeping the kind.
-  Error with_context(const std::string& context) const {
-    return {kind, context + ": " + message};
-  }
+  Error with_context(const std::string& context) const { return {kind, context + ": " + message}; }
 };
 
 // Result<T> holds either a value or an Error. Invariant: exactly one is set.
@@ -66,8 +64,8 @@ class [[nodiscard]] Status {
 }  // namespace kgate
 
 // Returns the error of a Status/Result expression from the enclosing function.
-#define KGATE_RETURN_IF_ERROR(expr)        \
-  do {                                     \
-    auto kgate_status_ = (expr);           \
+#define KGATE_RETURN_IF_ERROR(expr)                        \
+  do {                                                     \
+    auto kgate_status_ = (expr);                           \
     if (!kgate_status_.ok()) return kgate_status_.error(); \
   } while (0)

@@ -50,7 +50,8 @@ bool drain(std::vector<std::pair<int, std::string*>> fds, Clock::time_point dead
     for (const pollfd& p : polls) {
       if (!p.revents) continue;
       if (p.fd == stdin_fd) {
-        ssize_t n = write(stdin_fd, stdin_text->data() + stdin_written, stdin_text->size() - stdin_written);
+        ssize_t n =
+            write(stdin_fd, stdin_text->data() + stdin_written, stdin_text->size() - stdin_written);
         if (n > 0) stdin_written += n;
         if (n < 0 || stdin_written >= stdin_text->size()) {
           close(stdin_fd);
@@ -116,7 +117,8 @@ std::string find_program(const std::string& name) {
   while (std::getline(dirs, dir, ':')) {
     std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
     struct stat st;
-    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(candidate.c_str(), X_OK) == 0)
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0)
       return candidate;
   }
   return "";
@@ -237,9 +239,10 @@ ChildOutcome run_in_child(const std::function<std::string()>& body, double timeo
   close(result_pipe[1]);
   close(err_pipe[1]);
   std::string err;
-  auto deadline = start + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(timeout_s));
-  bool finished = drain({{result_pipe[0], &outcome.payload}, {err_pipe[0], &err}}, deadline, 1 << 28);
+  auto deadline =
+      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  bool finished =
+      drain({{result_pipe[0], &outcome.payload}, {err_pipe[0], &err}}, deadline, 1 << 28);
   if (!finished) {
     outcome.timed_out = true;
     kill_group(pid);

@@ -13,23 +13,23 @@
 namespace kgate {
 
 struct CommandOptions {
-  std::string cwd;                           // empty: inherit
-  double timeout_s = 600;                    // killed (the whole process group) after this
-  std::string stdin_text;                    // written to the child's stdin, then closed
-  std::map<std::string, std::string> env;    // added to (or replacing in) the environment
-  size_t max_output_bytes = 16 << 20;        // longer output keeps its tail
+  std::string cwd;                         // empty: inherit
+  double timeout_s = 600;                  // killed (the whole process group) after this
+  std::string stdin_text;                  // written to the child's stdin, then closed
+  std::map<std::string, std::string> env;  // added to (or replacing in) the environment
+  size_t max_output_bytes = 16 << 20;      // longer output keeps its tail
   // When set and it turns true, the child's process group is killed as at the
   // time limit (a service shutting down must not leave jobs running behind it).
   const std::atomic<bool>* cancel = nullptr;
 };
 
 struct CommandOutcome {
-  int exit_code = -1;    // valid when signal == 0 and !timed_out
-  int signal = 0;        // the signal that ended it, if any
+  int exit_code = -1;  // valid when signal == 0 and !timed_out
+  int signal = 0;      // the signal that ended it, if any
   bool timed_out = false;
   bool cancelled = false;  // killed because CommandOptions::cancel turned true
-  std::string out;       // standard output
-  std::string err;       // standard error
+  std::string out;         // standard output
+  std::string err;         // standard error
   double seconds = 0;
 
   bool succeeded() const { return !timed_out && signal == 0 && exit_code == 0; }
@@ -52,7 +52,7 @@ struct ChildOutcome {
   int exit_code = -1;
   int signal = 0;
   bool timed_out = false;
-  std::string err_tail;    // the last lines the child wrote to stderr
+  std::string err_tail;  // the last lines the child wrote to stderr
   std::string describe(double timeout_s) const;
 };
 ChildOutcome run_in_child(const std::function<std::string()>& body, double timeout_s);

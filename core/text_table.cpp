@@ -32,9 +32,12 @@ std::string TextTable::render() const {
 std::string format_seconds(double seconds) {
   if (!std::isfinite(seconds)) return "-";
   char buffer[32];
-  if (seconds < 1e-3) std::snprintf(buffer, sizeof buffer, "%.2f us", seconds * 1e6);
-  else if (seconds < 1) std::snprintf(buffer, sizeof buffer, "%.3f ms", seconds * 1e3);
-  else std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
+  if (seconds < 1e-3)
+    std::snprintf(buffer, sizeof buffer, "%.2f us", seconds * 1e6);
+  else if (seconds < 1)
+    std::snprintf(buffer, sizeof buffer, "%.3f ms", seconds * 1e3);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
   return buffer;
 }
 

@@ -82,7 +82,8 @@ CheckReport compare_outputs(const LaunchPlan& plan,
         diff_sq += diff * diff;
         ref_sq += expected * expected;
       }
-      bool bad = unwritten || bad_value || diff > tolerance.atol + tolerance.rtol * std::abs(expected);
+      bool bad =
+          unwritten || bad_value || diff > tolerance.atol + tolerance.rtol * std::abs(expected);
       if (bad && !failed) {
         failed = true;
         report.first_bad_arg = p.arg->name;
@@ -115,7 +116,8 @@ CheckReport compare_outputs(const LaunchPlan& plan,
   return report;
 }
 
-CheckReport compare_runs(const LaunchPlan& plan, const std::vector<std::vector<unsigned char>>& first,
+CheckReport compare_runs(const LaunchPlan& plan,
+                         const std::vector<std::vector<unsigned char>>& first,
                          const std::vector<std::vector<unsigned char>>& second,
                          const Tolerance& tolerance) {
   CheckReport report;

@@ -13,10 +13,10 @@ namespace kgate {
 
 struct CheckReport {
   bool passed = false;
-  std::string reason;          // empty when passed
+  std::string reason;  // empty when passed
   double max_abs_error = 0;
-  double max_rel_error = 0;    // |out - ref| / max(|ref|, atol)
-  double rel_l2_error = 0;     // ||out - ref|| / ||ref|| over every output
+  double max_rel_error = 0;  // |out - ref| / max(|ref|, atol)
+  double rel_l2_error = 0;   // ||out - ref|| / ||ref|| over every output
   std::string first_bad_arg;
   int64_t first_bad_index = -1;
   double got = 0, expected = 0;
@@ -37,7 +37,8 @@ CheckReport compare_outputs(const LaunchPlan& plan,
 
 // Bit-exact comparison of two runs on the same input. Differences within the
 // tolerance are reported as non-determinism, beyond it as a race.
-CheckReport compare_runs(const LaunchPlan& plan, const std::vector<std::vector<unsigned char>>& first,
+CheckReport compare_runs(const LaunchPlan& plan,
+                         const std::vector<std::vector<unsigned char>>& first,
                          const std::vector<std::vector<unsigned char>>& second,
                          const Tolerance& tolerance);
 

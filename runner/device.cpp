@@ -3,9 +3,13 @@
 namespace kgate {
 
 nlohmann::json DeviceInfo::to_json() const {
-  return {{"name", name},       {"driver", driver},   {"runtime", runtime},
-          {"arch", arch},       {"multiprocessors", multiprocessors},
-          {"l2_bytes", l2_bytes}, {"peak_sm_clock_mhz", peak_sm_clock_mhz}};
+  return {{"name", name},
+          {"driver", driver},
+          {"runtime", runtime},
+          {"arch", arch},
+          {"multiprocessors", multiprocessors},
+          {"l2_bytes", l2_bytes},
+          {"peak_sm_clock_mhz", peak_sm_clock_mhz}};
 }
 
 }  // namespace kgate

@@ -41,10 +41,10 @@ struct TimedSample {
 };
 
 struct DeviceInfo {
-  std::string name;       // "NVIDIA H200", "host: <cpu model>"
-  std::string driver;     // driver version, where there is one
-  std::string runtime;    // CUDA version, compiler version
-  std::string arch;       // "sm_90", "x86_64"
+  std::string name;     // "NVIDIA H200", "host: <cpu model>"
+  std::string driver;   // driver version, where there is one
+  std::string runtime;  // CUDA version, compiler version
+  std::string arch;     // "sm_90", "x86_64"
   int multiprocessors = 0;
   int64_t l2_bytes = 0;
   double peak_sm_clock_mhz = 0;

@@ -56,7 +56,8 @@ HostData make_inputs(const LaunchPlan& plan, uint64_t seed) {
 }
 
 // Uploads inputs and poisons outputs.
-Status prepare(Device& device, const LaunchPlan& plan, const Buffers& buffers, const HostData& inputs) {
+Status prepare(Device& device, const LaunchPlan& plan, const Buffers& buffers,
+               const HostData& inputs) {
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
     if (!a.arg->is_buffer) continue;
@@ -98,7 +99,8 @@ std::vector<std::vector<double>> run_reference(const HostLibrary& reference, con
     } else {
       outputs[i].assign(a.count, std::nan(""));
       if (a.arg->role == ArgRole::kInOut)
-        for (int64_t e = 0; e < a.count; ++e) outputs[i][e] = load_as_double(a.arg->dtype, inputs[i].data(), e);
+        for (int64_t e = 0; e < a.count; ++e)
+          outputs[i][e] = load_as_double(a.arg->dtype, inputs[i].data(), e);
       pointer = outputs[i].data();
     }
     std::memcpy(slots[i].bytes, &pointer, 8);
@@ -201,7 +203,8 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
 
   if (r.time) {
     // Rotate input copies so repeated samples do not read warm caches.
-    size_t cache_bytes = m.device.l2_bytes > 0 ? static_cast<size_t>(m.device.l2_bytes) : (8u << 20);
+    size_t cache_bytes =
+        m.device.l2_bytes > 0 ? static_cast<size_t>(m.device.l2_bytes) : (8u << 20);
     size_t per_copy = std::max<size_t>(head_plan->total_bytes(), 1);
     int copies = static_cast<int>(std::clamp<size_t>(2 * cache_bytes / per_copy + 1, 1, 4));
     if (per_copy * copies * (r.base ? 2 : 1) > (size_t{4} << 30)) copies = 1;
@@ -221,9 +224,11 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
     phase_marker("timing setup");
     for (int c = 0; c < copies; ++c) {
       HostData data = make_inputs(*head_plan, r.seed + 100 + c);
-      if (auto s = prepare(device, *head_plan, head_sets[c], data); !s.ok()) return error(s.error().message);
+      if (auto s = prepare(device, *head_plan, head_sets[c], data); !s.ok())
+        return error(s.error().message);
       if (r.base)
-        if (auto s = prepare(device, *base_plan, base_sets[c], data); !s.ok()) return error(s.error().message);
+        if (auto s = prepare(device, *base_plan, base_sets[c], data); !s.ok())
+          return error(s.error().message);
     }
     phase_marker("head warmup");
     for (int w = 0; w < r.warmup; ++w) {
@@ -239,13 +244,15 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
     auto start = std::chrono::steady_clock::now();
     auto take = [&](bool is_head, int round) -> Status {
       phase_marker(is_head ? "head timing" : "base timing");
-      auto sample = is_head ? device.time_launch(**head, head_plan->dims, head_sets[round % copies].slots)
-                            : device.time_launch(*base, base_plan->dims, base_sets[round % copies].slots);
+      auto sample =
+          is_head ? device.time_launch(**head, head_plan->dims, head_sets[round % copies].slots)
+                  : device.time_launch(*base, base_plan->dims, base_sets[round % copies].slots);
       if (!sample.ok()) return sample.error();
       (is_head ? m.head_seconds : m.base_seconds).push_back(sample->seconds);
       if (sample->sm_clock_mhz > 0) {
         (is_head ? m.head_clock_mhz : m.base_clock_mhz).push_back(sample->sm_clock_mhz);
-        if (m.device.peak_sm_clock_mhz > 0 && sample->sm_clock_mhz < 0.9 * m.device.peak_sm_clock_mhz)
+        if (m.device.peak_sm_clock_mhz > 0 &&
+            sample->sm_clock_mhz < 0.9 * m.device.peak_sm_clock_mhz)
           ++m.throttled_samples;
       }
       return {};
@@ -260,7 +267,8 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
                          : error("base failed while timed: " + s.error().message);
       }
       int n = round + 1;
-      double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (n >= r.min_samples) {
         if (elapsed > r.budget_s) break;
         if (r.enough && n % 5 == 0 && r.enough(m.head_seconds, m.base_seconds)) break;
@@ -276,7 +284,8 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
   if (!after.ok()) return fail("head failed to run after timing: " + after.error().message);
   m.check_after = compare_outputs(*head_plan, *after, after_expected, tol);
   m.check_after.seed = r.seed + 1;
-  if (!m.check_after.passed) return fail("wrong result on new inputs after timing: " + m.check_after.reason);
+  if (!m.check_after.passed)
+    return fail("wrong result on new inputs after timing: " + m.check_after.reason);
 
   m.status = MeasureStatus::kPass;
   return m;

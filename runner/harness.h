@@ -19,7 +19,8 @@ namespace kgate {
 
 // Decides, from the samples so far, that timing may stop (the gate's
 // adaptive rule). Called every few rounds.
-using EnoughSamples = std::function<bool(const std::vector<double>& head, const std::vector<double>& base)>;
+using EnoughSamples =
+    std::function<bool(const std::vector<double>& head, const std::vector<double>& base)>;
 
 struct MeasureRequest {
   const Kernel* kernel = nullptr;
@@ -32,13 +33,13 @@ struct MeasureRequest {
   const Program* reference = nullptr;
   uint64_t seed = 1;
 
-  bool time = true;         // false: correctness only
+  bool time = true;  // false: correctness only
   int warmup = 5;
-  int min_samples = 10;     // per program
-  int max_samples = 30;     // per program
-  double budget_s = 5.0;    // wall time for the timing loop
-  EnoughSamples enough;     // null: stop at max_samples
-  double time_limit_s = 60; // the child is killed past this (a hang)
+  int min_samples = 10;      // per program
+  int max_samples = 30;      // per program
+  double budget_s = 5.0;     // wall time for the timing loop
+  EnoughSamples enough;      // null: stop at max_samples
+  double time_limit_s = 60;  // the child is killed past this (a hang)
 };
 
 // Runs the steps above; `phase_marker` names each step on stderr so a crash

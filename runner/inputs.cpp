@@ -23,7 +23,8 @@ std::vector<unsigned char> make_input(const ArgPlan& plan, uint64_t seed, size_t
     }
     case InitSpec::Distribution::kUniform: {
       std::uniform_real_distribution<double> dist(init.low, init.high);
-      for (int64_t i = 0; i < plan.count; ++i) store_from_double(arg.dtype, data.data(), i, dist(rng));
+      for (int64_t i = 0; i < plan.count; ++i)
+        store_from_double(arg.dtype, data.data(), i, dist(rng));
       break;
     }
     case InitSpec::Distribution::kRandInt: {

@@ -12,8 +12,10 @@ void split_phase(const std::string& err, std::string& phase, std::string& rest) 
     size_t end = err.find('\n', start);
     if (end == std::string::npos) end = err.size();
     std::string line = err.substr(start, end - start);
-    if (line.rfind("kgate-phase: ", 0) == 0) phase = line.substr(13);
-    else if (!line.empty()) rest += line + "\n";
+    if (line.rfind("kgate-phase: ", 0) == 0)
+      phase = line.substr(13);
+    else if (!line.empty())
+      rest += line + "\n";
     start = end + 1;
   }
 }
@@ -38,9 +40,11 @@ ShapeMeasurement measure_shape(const MeasureRequest& request) {
   std::string what = child.timed_out ? "hung" : child.signal ? "crashed" : "died";
   bool kernel_at_fault = phase.rfind("head", 0) == 0 || phase.rfind("base", 0) == 0;
   std::string who = phase.rfind("base", 0) == 0 ? "the base version" : "the kernel";
-  m.status = kernel_at_fault && phase.rfind("base", 0) != 0 ? MeasureStatus::kFail : MeasureStatus::kError;
+  m.status =
+      kernel_at_fault && phase.rfind("base", 0) != 0 ? MeasureStatus::kFail : MeasureStatus::kError;
   m.reason = (kernel_at_fault ? who : std::string("the harness")) + " " + what +
-             (phase.empty() ? "" : " during " + phase) + " (" + child.describe(request.time_limit_s) + ")";
+             (phase.empty() ? "" : " during " + phase) + " (" +
+             child.describe(request.time_limit_s) + ")";
   if (!messages.empty()) {
     while (!messages.empty() && messages.back() == '\n') messages.pop_back();
     m.reason += ": " + messages;

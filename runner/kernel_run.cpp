@@ -16,10 +16,15 @@ bool KernelRunReport::passed() const {
 }
 
 nlohmann::json KernelRunReport::to_json() const {
-  nlohmann::json j = {{"kernel", kernel}, {"backend", backend}, {"compiled", compiled},
-                      {"passed", passed()}, {"shapes", nlohmann::json::array()}};
-  if (compiled) j["program"] = program.to_json();
-  else j["compile_error"] = compile_error;
+  nlohmann::json j = {{"kernel", kernel},
+                      {"backend", backend},
+                      {"compiled", compiled},
+                      {"passed", passed()},
+                      {"shapes", nlohmann::json::array()}};
+  if (compiled)
+    j["program"] = program.to_json();
+  else
+    j["compile_error"] = compile_error;
   for (const ShapeMeasurement& m : shapes) j["shapes"].push_back(m.to_json());
   return j;
 }
@@ -56,8 +61,10 @@ Result<KernelRunReport> run_kernel(const Manifest& manifest, const Kernel& kerne
     return Error::bad_input("the reference of " + kernel.name + " (" + kernel.reference.source +
                             ") does not compile:\n" + reference->digest());
 
-  uint64_t seed = options.seed ? options.seed
-                               : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  uint64_t seed =
+      options.seed
+          ? options.seed
+          : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   for (size_t i = 0; i < kernel.shapes.size(); ++i) {
     const Shape& shape = kernel.shapes[i];
     if (!options.shape.empty() && shape.name != options.shape) continue;

@@ -13,8 +13,8 @@
 namespace kgate {
 
 struct KernelRunOptions {
-  std::string shape;   // empty: every shape
-  uint64_t seed = 0;   // 0: drawn from the clock (recorded in the results)
+  std::string shape;  // empty: every shape
+  uint64_t seed = 0;  // 0: drawn from the clock (recorded in the results)
   int gpu = 0;
   bool time = true;
 };
@@ -22,8 +22,8 @@ struct KernelRunOptions {
 struct KernelRunReport {
   std::string kernel, backend;
   bool compiled = false;
-  std::string compile_error;          // digest when !compiled
-  Program program;                    // when compiled
+  std::string compile_error;  // digest when !compiled
+  Program program;            // when compiled
   std::vector<ShapeMeasurement> shapes;
 
   bool passed() const;

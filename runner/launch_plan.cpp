@@ -11,8 +11,8 @@ size_t LaunchPlan::total_bytes() const {
   return total;
 }
 
-Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl,
-                               const Shape& shape, const Variables& tunables) {
+Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl, const Shape& shape,
+                               const Variables& tunables) {
   LaunchPlan plan;
   Variables full_tunables = impl ? impl->default_tunables() : Variables{};
   for (const auto& [k, v] : tunables) full_tunables[k] = v;
@@ -53,9 +53,14 @@ Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl,
         int64_t v = *value;
         bool fits = true;
         switch (arg.dtype) {
-          case DType::kInt32: fits = v >= INT32_MIN && v <= INT32_MAX; break;
-          case DType::kUInt8: fits = v >= 0 && v <= 255; break;
-          default: break;
+          case DType::kInt32:
+            fits = v >= INT32_MIN && v <= INT32_MAX;
+            break;
+          case DType::kUInt8:
+            fits = v >= 0 && v <= 255;
+            break;
+          default:
+            break;
         }
         if (!fits)
           return Error::bad_input(where(arg.json_path + ".value") + ": value " + std::to_string(v) +
@@ -85,7 +90,8 @@ Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl,
                                 impl->json_path + ".launch.block[" + std::to_string(i) + "]",
                                 plan.dims.block[i]));
     auto shared = impl->launch.shared_bytes.evaluate(vars);
-    if (!shared.ok()) return shared.error().with_context(where(impl->json_path + ".launch.shared_bytes"));
+    if (!shared.ok())
+      return shared.error().with_context(where(impl->json_path + ".launch.shared_bytes"));
     if (*shared < 0 || *shared > (1 << 30))
       return Error::bad_input(where(impl->json_path + ".launch.shared_bytes") + ": out of range");
     plan.dims.shared_bytes = static_cast<uint32_t>(*shared);

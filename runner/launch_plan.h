@@ -12,9 +12,9 @@ namespace kgate {
 
 struct ArgPlan {
   const Arg* arg = nullptr;
-  int64_t count = 0;   // buffers: elements
-  size_t bytes = 0;    // buffers: count * element size
-  ArgSlot scalar;      // scalars: the value's bytes
+  int64_t count = 0;  // buffers: elements
+  size_t bytes = 0;   // buffers: count * element size
+  ArgSlot scalar;     // scalars: the value's bytes
   int64_t randint_low = 0, randint_high = 0;
 };
 
@@ -28,7 +28,7 @@ struct LaunchPlan {
 };
 
 // `impl` may be null (the host reference has no launch section).
-Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl,
-                               const Shape& shape, const Variables& tunables);
+Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl, const Shape& shape,
+                               const Variables& tunables);
 
 }  // namespace kgate

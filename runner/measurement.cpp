@@ -7,9 +7,12 @@ namespace kgate {
 
 std::string_view to_string(MeasureStatus status) {
   switch (status) {
-    case MeasureStatus::kPass: return "pass";
-    case MeasureStatus::kFail: return "fail";
-    case MeasureStatus::kError: return "error";
+    case MeasureStatus::kPass:
+      return "pass";
+    case MeasureStatus::kFail:
+      return "fail";
+    case MeasureStatus::kError:
+      return "error";
   }
   return "?";
 }
@@ -24,8 +27,12 @@ double median(std::vector<double> values) {
   return (lower + upper) / 2;
 }
 
-double ShapeMeasurement::head_median() const { return median(head_seconds); }
-double ShapeMeasurement::base_median() const { return median(base_seconds); }
+double ShapeMeasurement::head_median() const {
+  return median(head_seconds);
+}
+double ShapeMeasurement::base_median() const {
+  return median(base_seconds);
+}
 
 nlohmann::json ShapeMeasurement::to_json() const {
   nlohmann::json j = {{"kernel", kernel},
@@ -57,8 +64,9 @@ ShapeMeasurement ShapeMeasurement::from_json(const nlohmann::json& j) {
   m.phase = j.value("phase", "");
   m.backend = j.value("backend", "");
   std::string status = j.value("status", "error");
-  m.status = status == "pass" ? MeasureStatus::kPass
-             : status == "fail" ? MeasureStatus::kFail : MeasureStatus::kError;
+  m.status = status == "pass"   ? MeasureStatus::kPass
+             : status == "fail" ? MeasureStatus::kFail
+                                : MeasureStatus::kError;
   m.reason = j.value("reason", "");
   if (j.contains("check")) m.check = CheckReport::from_json(j["check"]);
   if (j.contains("repeat")) m.repeat = CheckReport::from_json(j["repeat"]);

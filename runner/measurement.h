@@ -25,9 +25,9 @@ struct ShapeMeasurement {
   MeasureStatus status = MeasureStatus::kError;
   std::string reason;  // why it failed or errored; empty on pass
 
-  CheckReport check;        // head against the reference, fresh inputs
-  CheckReport repeat;       // head run twice on the same inputs
-  CheckReport check_after;  // head against the reference after timing, new inputs
+  CheckReport check;                      // head against the reference, fresh inputs
+  CheckReport repeat;                     // head run twice on the same inputs
+  CheckReport check_after;                // head against the reference after timing, new inputs
   std::optional<CheckReport> base_check;  // the base version, for information
 
   std::vector<double> head_seconds, base_seconds;

@@ -3,9 +3,12 @@
 namespace kgate {
 
 nlohmann::json ResourceReport::to_json() const {
-  return {{"registers", registers},       {"spill_store_bytes", spill_store_bytes},
-          {"spill_load_bytes", spill_load_bytes}, {"shared_bytes", shared_bytes},
-          {"stack_bytes", stack_bytes},   {"local_bytes", local_bytes},
+  return {{"registers", registers},
+          {"spill_store_bytes", spill_store_bytes},
+          {"spill_load_bytes", spill_load_bytes},
+          {"shared_bytes", shared_bytes},
+          {"stack_bytes", stack_bytes},
+          {"local_bytes", local_bytes},
           {"max_threads_per_block", max_threads_per_block}};
 }
 
@@ -28,9 +31,13 @@ nlohmann::json CompileDiagnostic::to_json() const {
 nlohmann::json Program::to_json() const {
   nlohmann::json t = nlohmann::json::object();
   for (const auto& [k, v] : tunables) t[k] = v;
-  return {{"backend", backend},   {"entry", entry},       {"cache_key", cache_key},
-          {"tunables", t},        {"resources", resources.to_json()},
-          {"compile_seconds", compile_seconds}, {"from_cache", from_cache}};
+  return {{"backend", backend},
+          {"entry", entry},
+          {"cache_key", cache_key},
+          {"tunables", t},
+          {"resources", resources.to_json()},
+          {"compile_seconds", compile_seconds},
+          {"from_cache", from_cache}};
 }
 
 std::string CompileOutcome::digest(size_t max_lines) const {

@@ -13,11 +13,14 @@ class CudaBackend : public Backend {
   Status available() override {
     // The probe initializes the driver, which must not happen in a process
     // that forks measuring children: ask a child.
-    ChildOutcome child = run_in_child([] {
-      Status s = cuda::probe_gpu();
-      return s.ok() ? std::string() : s.error().message;
-    }, 60);
-    if (!child.completed) return Error::infrastructure("no GPU found: the driver probe " + child.describe(60));
+    ChildOutcome child = run_in_child(
+        [] {
+          Status s = cuda::probe_gpu();
+          return s.ok() ? std::string() : s.error().message;
+        },
+        60);
+    if (!child.completed)
+      return Error::infrastructure("no GPU found: the driver probe " + child.describe(60));
     if (!child.payload.empty()) return Error::infrastructure(child.payload);
     return {};
   }
@@ -35,6 +38,8 @@ class CudaBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+std::unique_ptr<Backend> make_cuda_backend() {
+  return std::make_unique<CudaBackend>();
+}
 
 }  // namespace kgate

@@ -8,8 +8,10 @@ namespace {
 Result<DriverApi> load() {
   void* handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
   if (!handle)
-    return Error::infrastructure(std::string("no GPU found: the NVIDIA driver (libcuda.so.1) is not installed "
-                                             "or not on the library path (") + dlerror() + ")");
+    return Error::infrastructure(
+        std::string("no GPU found: the NVIDIA driver (libcuda.so.1) is not installed "
+                    "or not on the library path (") +
+        dlerror() + ")");
   DriverApi api;
   bool ok = true;
   auto get = [&](auto& fn, const char* name) {
@@ -25,7 +27,9 @@ Result<DriverApi> load() {
   get(api.cuGetErrorString, "cuGetErrorString");
   get(api.cuGetErrorName, "cuGetErrorName");
   get(api.cuGetProcAddress, "cuGetProcAddress_v2");
-  if (!ok) return Error::infrastructure("no GPU found: libcuda.so.1 lacks driver entry points (driver too old?)");
+  if (!ok)
+    return Error::infrastructure(
+        "no GPU found: libcuda.so.1 lacks driver entry points (driver too old?)");
   return api;
 }
 
@@ -45,7 +49,8 @@ std::string describe(CUresult result) {
     (*api)->cuGetErrorName(result, &name);
     (*api)->cuGetErrorString(result, &text);
   }
-  return std::string(name ? name : "CUDA error " + std::to_string(result)) + (text ? std::string(": ") + text : "");
+  return std::string(name ? name : "CUDA error " + std::to_string(result)) +
+         (text ? std::string(": ") + text : "");
 }
 
 Result<void*> resolve(const char* symbol) {
@@ -53,9 +58,11 @@ Result<void*> resolve(const char* symbol) {
   if (!api.ok()) return api.error();
   void* fn = nullptr;
   CUdriverProcAddressQueryResult status;
-  CUresult r = (*api)->cuGetProcAddress(symbol, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status);
+  CUresult r =
+      (*api)->cuGetProcAddress(symbol, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status);
   if (r != CUDA_SUCCESS || !fn)
-    return Error::infrastructure(std::string("the CUDA driver has no ") + symbol + " (" + describe(r) + ")");
+    return Error::infrastructure(std::string("the CUDA driver has no ") + symbol + " (" +
+                                 describe(r) + ")");
   return fn;
 }
 
@@ -63,11 +70,13 @@ Status probe_gpu() {
   auto api = driver();
   if (!api.ok()) return api.error();
   CUresult r = (*api)->cuInit(0);
-  if (r != CUDA_SUCCESS) return Error::infrastructure("no GPU found: cuInit failed (" + describe(r) + ")");
+  if (r != CUDA_SUCCESS)
+    return Error::infrastructure("no GPU found: cuInit failed (" + describe(r) + ")");
   int count = 0;
   r = (*api)->cuDeviceGetCount(&count);
   if (r != CUDA_SUCCESS || count == 0)
-    return Error::infrastructure("no GPU found: the driver sees no CUDA device (check CUDA_VISIBLE_DEVICES)");
+    return Error::infrastructure(
+        "no GPU found: the driver sees no CUDA device (check CUDA_VISIBLE_DEVICES)");
   return {};
 }
 

@@ -20,7 +20,8 @@ struct DriverApi {
   CUresult (*cuDeviceGetAttribute)(int*, CUdevice_attribute, CUdevice) = nullptr;
   CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
   CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
-  CUresult (*cuGetProcAddress)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*) = nullptr;
+  CUresult (*cuGetProcAddress)(const char*, void**, int, cuuint64_t,
+                               CUdriverProcAddressQueryResult*) = nullptr;
 };
 
 // The loaded driver, or why there is none ("no GPU driver: libcuda.so.1 ...").

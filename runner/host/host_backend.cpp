@@ -52,7 +52,9 @@ class HostDevice : public Device {
   Result<DeviceAddress> allocate(size_t bytes) override {
     size_t rounded = (bytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-    if (!p) return Error::infrastructure("out of host memory allocating " + std::to_string(bytes) + " bytes");
+    if (!p)
+      return Error::infrastructure("out of host memory allocating " + std::to_string(bytes) +
+                                   " bytes");
     return reinterpret_cast<DeviceAddress>(p);
   }
   void release(DeviceAddress address) override { std::free(reinterpret_cast<void*>(address)); }
@@ -73,7 +75,8 @@ class HostDevice : public Device {
     if (!library.ok()) return library.error();
     return std::unique_ptr<LoadedKernel>(new HostKernel(std::move(library.value())));
   }
-  Status launch(LoadedKernel& kernel, const LaunchDims&, const std::vector<ArgSlot>& args) override {
+  Status launch(LoadedKernel& kernel, const LaunchDims&,
+                const std::vector<ArgSlot>& args) override {
     static_cast<HostKernel&>(kernel).call(args);
     return {};
   }
@@ -121,6 +124,8 @@ class HostBackend : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_host_backend() { return std::make_unique<HostBackend>(); }
+std::unique_ptr<Backend> make_host_backend() {
+  return std::make_unique<HostBackend>();
+}
 
 }  // namespace kgate

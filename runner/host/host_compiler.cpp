@@ -22,7 +22,8 @@ Result<std::string> HostCompiler::compiler_identity() {
   if (!identity_.empty()) return identity_;
   auto outcome = run_command({compiler_command(), "--version"}, {.timeout_s = 30});
   if (!outcome.ok())
-    return Error::infrastructure("the host backend needs a C++ compiler: " + outcome.error().message);
+    return Error::infrastructure("the host backend needs a C++ compiler: " +
+                                 outcome.error().message);
   if (!outcome->succeeded())
     return Error::infrastructure("'" + compiler_command() + " --version' failed: " + outcome->err);
   identity_ = outcome->out.substr(0, outcome->out.find('\n'));
@@ -43,9 +44,10 @@ Result<CompileOutcome> HostCompiler::build(const HostBuild& build) {
     source_text = *text;
   }
 
-  std::vector<std::string> args = {compiler_command(), "-std=c++17", "-O2", "-fPIC", "-shared",
-                                   "-fno-gnu-unique"};
-  for (const auto& [name, value] : build.defines) args.push_back("-D" + name + "=" + std::to_string(value));
+  std::vector<std::string> args = {compiler_command(), "-std=c++17",     "-O2", "-fPIC",
+                                   "-shared",          "-fno-gnu-unique"};
+  for (const auto& [name, value] : build.defines)
+    args.push_back("-D" + name + "=" + std::to_string(value));
   for (const std::string& flag : build.flags) args.push_back(flag);
 
   // The key covers everything that shapes the library: compiler, flags,
@@ -88,7 +90,8 @@ Result<CompileOutcome> HostCompiler::build(const HostBuild& build) {
   KGATE_RETURN_IF_ERROR(write_file_atomic(work / "kgate_host.h", kKgateHostHeader));
   std::filesystem::path wrapper = work / "trampoline.cpp";
   KGATE_RETURN_IF_ERROR(write_file_atomic(
-      wrapper, make_trampoline(*build.kernel, build.entry, copied_source.string(), display, build.purpose)));
+      wrapper,
+      make_trampoline(*build.kernel, build.entry, copied_source.string(), display, build.purpose)));
 
   std::filesystem::path artifact = cache_.artifact_path(key, ".so");
   std::filesystem::create_directories(artifact.parent_path());

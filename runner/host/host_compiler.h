@@ -15,12 +15,12 @@ namespace kgate {
 struct HostBuild {
   const Kernel* kernel = nullptr;
   std::string entry;
-  std::filesystem::path source_path;        // the file as it sits in the repository
-  std::optional<std::string> source_text;   // replaces the file's content (candidates)
-  std::filesystem::path root;               // manifest folder, for includes
-  std::vector<std::string> includes;        // relative to root
+  std::filesystem::path source_path;       // the file as it sits in the repository
+  std::optional<std::string> source_text;  // replaces the file's content (candidates)
+  std::filesystem::path root;              // manifest folder, for includes
+  std::vector<std::string> includes;       // relative to root
   std::vector<std::string> flags;
-  Variables defines;                        // -DNAME=value
+  Variables defines;  // -DNAME=value
   TrampolineFor purpose = TrampolineFor::kKernel;
 };
 

@@ -6,7 +6,8 @@ namespace kgate {
 
 Result<std::unique_ptr<HostLibrary>> HostLibrary::open(const std::filesystem::path& path) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) return Error::infrastructure(std::string("cannot load ") + path.string() + ": " + dlerror());
+  if (!handle)
+    return Error::infrastructure(std::string("cannot load ") + path.string() + ": " + dlerror());
   auto call = reinterpret_cast<Call>(dlsym(handle, "kgate_call"));
   if (!call) {
     dlclose(handle);
@@ -15,6 +16,8 @@ Result<std::unique_ptr<HostLibrary>> HostLibrary::open(const std::filesystem::pa
   return std::unique_ptr<HostLibrary>(new HostLibrary(handle, call));
 }
 
-HostLibrary::~HostLibrary() { dlclose(handle_); }
+HostLibrary::~HostLibrary() {
+  dlclose(handle_);
+}
 
 }  // namespace kgate

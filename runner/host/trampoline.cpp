@@ -16,11 +16,13 @@ std::string make_trampoline(const Kernel& kernel, const std::string& entry,
     << "#line 1 \"kgate-trampoline\"\n"
     << "namespace kgate_trampoline {\n"
     << "template <class T> constexpr std::size_t element_size() {\n"
-    << "  if constexpr (std::is_pointer_v<T>) return sizeof(std::remove_pointer_t<T>); else return sizeof(T);\n"
+    << "  if constexpr (std::is_pointer_v<T>) return sizeof(std::remove_pointer_t<T>); else return "
+       "sizeof(T);\n"
     << "}\n"
     << "constexpr std::size_t kSizes[] = {";
   for (const Arg& arg : kernel.args) {
-    bool as_double = purpose == TrampolineFor::kReference && arg.is_buffer && arg.role != ArgRole::kInput;
+    bool as_double =
+        purpose == TrampolineFor::kReference && arg.is_buffer && arg.role != ArgRole::kInput;
     s << (as_double ? 8 : dtype_size(arg.dtype)) << ", ";
   }
   s << "};\nconstexpr bool kPointers[] = {";
@@ -28,9 +30,9 @@ std::string make_trampoline(const Kernel& kernel, const std::string& entry,
   s << "};\n"
     << "template <class... P, std::size_t... I>\n"
     << "void invoke(void (*f)(P...), void** a, std::index_sequence<I...>) {\n"
-    << "  static_assert(sizeof...(P) == " << kernel.args.size()
-    << ", \"" << entry << " takes a different number of parameters than kgate.json's args ("
-    << kernel.args.size() << ")\");\n"
+    << "  static_assert(sizeof...(P) == " << kernel.args.size() << ", \"" << entry
+    << " takes a different number of parameters than kgate.json's args (" << kernel.args.size()
+    << ")\");\n"
     << "  static_assert(((element_size<P>() == kSizes[I]) && ...), \"a parameter of " << entry
     << " has a different element size than its type in kgate.json"
     << (purpose == TrampolineFor::kReference ? " (the reference takes outputs as double*)" : "")

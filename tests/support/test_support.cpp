@@ -32,7 +32,8 @@ std::string read(const std::filesystem::path& path) {
   return s.str();
 }
 
-CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string& cwd, double timeout_s) {
+CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string& cwd,
+                         double timeout_s) {
   std::vector<std::string> argv = {KGATE_BINARY};
   argv.insert(argv.end(), args.begin(), args.end());
   CommandOptions options;
@@ -47,7 +48,11 @@ CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string
   return *outcome;
 }
 
-std::filesystem::path source_dir() { return KGATE_SOURCE_DIR; }
-std::filesystem::path example_dir() { return source_dir() / "examples" / "llm-ops"; }
+std::filesystem::path source_dir() {
+  return KGATE_SOURCE_DIR;
+}
+std::filesystem::path example_dir() {
+  return source_dir() / "examples" / "llm-ops";
+}
 
 }  // namespace kgate::testing

@@ -6,7 +6,8 @@
 
 using kgate::half;
 
-void rmsnorm_ref(double* out, const half* x, const half* weight, int32_t rows, int32_t cols, float eps) {
+void rmsnorm_ref(double* out, const half* x, const half* weight, int32_t rows, int32_t cols,
+                 float eps) {
   for (int64_t r = 0; r < rows; ++r) {
     double sum = 0;
     for (int64_t c = 0; c < cols; ++c) {

@@ -30,7 +30,8 @@ void append_capped(std::string& out, const char* data, size_t n, size_t cap) {
 
 // Reads the given fds until all close or the deadline passes. Returns false on timeout.
 bool drain(std::vector<std::pair<int, std::string*>> fds, Clock::time_point deadline, size_t cap,
-           int stdin_fd = -1, const std::string* stdin_text = nullptr) {
+           int stdin_fd = -1, const std::string* stdin_text = nullptr,
+           const std::atomic<bool>* cancel = nullptr) {
   size_t stdin_written = 0;
   char buffer[65536];
   while (true) {
@@ -41,8 +42,10 @@ bool drain(std::vector<std::pair<int, std::string*>> fds, Clock::time_point dead
     if (polls.empty()) return true;
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) return false;
-    int ready =
-        poll(polls.data(), polls.size(), static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    if (cancel && cancel->load()) return false;
+    // With a cancel flag, wake often enough to notice it promptly.
+    int64_t wait_ms = std::min<int64_t>(left.count(), cancel ? 100 : 1000);
+    int ready = poll(polls.data(), polls.size(), static_cast<int>(wait_ms));
     if (ready < 0 && errno != EINTR) return true;
     for (const pollfd& p : polls) {
       if (!p.revents) continue;
@@ -88,6 +91,7 @@ std::string last_lines(const std::string& text, int lines) {
 }  // namespace
 
 std::string CommandOutcome::describe(double timeout_s) const {
+  if (cancelled) return "cancelled";
   if (timed_out) {
     std::ostringstream s;
     s << "timed out after " << timeout_s << " s";
@@ -175,9 +179,10 @@ Result<CommandOutcome> run_command(const std::vector<std::string>& argv,
   auto deadline = start + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(options.timeout_s));
   bool finished = drain({{out_pipe[0], &outcome.out}, {err_pipe[0], &outcome.err}}, deadline,
-                        options.max_output_bytes, stdin_fd, &options.stdin_text);
+                        options.max_output_bytes, stdin_fd, &options.stdin_text, options.cancel);
   if (!finished) {
-    outcome.timed_out = true;
+    outcome.cancelled = options.cancel && options.cancel->load() && Clock::now() < deadline;
+    outcome.timed_out = !outcome.cancelled;
     kill_group(pid);
     close(out_pipe[0]);
     close(err_pipe[0]);
@@ -185,7 +190,7 @@ Result<CommandOutcome> run_command(const std::vector<std::string>& argv,
   }
   int status = 0;
   waitpid(pid, &status, 0);
-  if (!outcome.timed_out) kill(-pid, SIGKILL);  // stragglers the program left behind
+  if (finished) kill(-pid, SIGKILL);  // stragglers the program left behind
   outcome.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status) && !outcome.timed_out) outcome.signal = WTERMSIG(status);

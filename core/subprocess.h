@@ -2,6 +2,7 @@
 // Running other programs (compilers, workloads, agents) and running our own
 // code in a forked child, both under a time limit. A child that crashes or
 // hangs is reported, never propagated.
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
@@ -17,14 +18,18 @@ struct CommandOptions {
   std::string stdin_text;                  // written to the child's stdin, then closed
   std::map<std::string, std::string> env;  // added to (or replacing in) the environment
   size_t max_output_bytes = 16 << 20;      // longer output keeps its tail
+  // When set and it turns true, the child's process group is killed as at the
+  // time limit (a service shutting down must not leave jobs running behind it).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct CommandOutcome {
   int exit_code = -1;  // valid when signal == 0 and !timed_out
   int signal = 0;      // the signal that ended it, if any
   bool timed_out = false;
-  std::string out;  // standard output
-  std::string err;  // standard error
+  bool cancelled = false;  // killed because CommandOptions::cancel turned true
+  std::string out;         // standard output
+  std::string err;         // standard error
   double seconds = 0;
 
   bool succeeded() const { return !timed_out && signal == 0 && exit_code == 0; }

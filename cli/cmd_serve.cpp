@@ -1,0 +1,190 @@
+// kgate serve: the webhook service. Deliveries are verified, stored and
+// answered; jobs run as `kgate <subcommand>` subprocesses on worker threads,
+// or are handed to GitHub Actions (--dispatch actions).
+#include <malloc.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <thread>
+
+#include "cli/command.h"
+#include "core/log.h"
+#include "webhooks/webhook_secrets.h"
+#include "webhooks/webhook_service.h"
+
+namespace kgate::cli {
+namespace {
+
+int stop_pipe[2] = {-1, -1};
+
+void on_stop_signal(int) {
+  char byte = 1;
+  ssize_t ignored = write(stop_pipe[1], &byte, 1);  // async-signal-safe
+  (void)ignored;
+}
+
+// GPUs this host has, as the driver's device nodes show them (no CUDA context needed).
+int count_gpus() {
+  int n = 0;
+  std::error_code ec;
+  static const std::regex node("nvidia[0-9]+");
+  for (const auto& entry : std::filesystem::directory_iterator("/dev", ec))
+    if (std::regex_match(entry.path().filename().string(), node)) ++n;
+  return n;
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+struct ServeArgs {
+  std::string listen;
+  std::string repo;
+  std::string state_dir;
+  std::string dispatch = "local";
+  std::string durability = "full";
+  int workers = 0;
+  int http_threads = 8;
+  double job_timeout_s = 3600;
+  int max_attempts = 3;
+  double retry_base_s = 10;
+  double drain_timeout_s = 30;
+  std::string job_command;
+  std::string dispatch_ref = "main";
+  std::string gate_workflow = "kgate-gate.yml";
+  std::string work_workflow = "kgate-optimize.yml";
+};
+
+int serve(const ServeArgs& args) {
+  using namespace kgate::webhooks;
+  ServiceOptions options;
+  std::smatch m;
+  static const std::regex listen_re(R"(^\[?([^\]]*)\]?:([0-9]{1,5})$)");
+  if (!std::regex_match(args.listen, m, listen_re))
+    return fail(
+        Error::bad_input("--listen must be HOST:PORT (127.0.0.1:8080), got '" + args.listen + "'"));
+  options.host = m[1].str().empty() ? "0.0.0.0" : m[1].str();
+  options.port = std::stoi(m[2].str());
+  if (options.port > 65535) return fail(Error::bad_input("--listen: port above 65535"));
+  std::error_code ec;
+  if (!std::filesystem::is_directory(args.repo, ec))
+    return fail(Error::bad_input("--repo " + args.repo + ": not a folder"));
+  options.repo = std::filesystem::absolute(args.repo);
+  options.state_dir = args.state_dir.empty() ? options.repo / ".kgate" / "serve"
+                                             : std::filesystem::absolute(args.state_dir);
+  auto secrets = load_webhook_secrets();
+  if (!secrets.ok()) return fail(secrets.error());
+  options.secrets = *secrets;
+  if (args.durability != "full" && args.durability != "normal")
+    return fail(Error::bad_input("--durability must be full or normal"));
+  options.durability = args.durability == "full" ? Durability::kFull : Durability::kNormal;
+  options.http_threads = args.http_threads;
+
+  int gpus = count_gpus();
+  options.workers.workers = args.workers > 0 ? args.workers : std::max(1, gpus);
+  options.workers.pin_gpus = gpus > 0 && options.workers.workers <= gpus;
+  options.workers.max_attempts = args.max_attempts;
+  options.workers.retry_base_s = args.retry_base_s;
+  options.workers.drain_timeout_s = args.drain_timeout_s;
+
+  if (args.dispatch == "actions") {
+    options.dispatch = DispatchMode::kActions;
+    options.actions.api_url = env_or("KGATE_GITHUB_API_URL", "https://api.github.com");
+    options.actions.token = env_or("KGATE_GITHUB_TOKEN", env_or("GITHUB_TOKEN", ""));
+    if (options.actions.token.empty())
+      return fail(
+          Error::bad_input("--dispatch actions needs KGATE_GITHUB_TOKEN (or GITHUB_TOKEN) "
+                           "with actions:write on the repository"));
+    options.actions.ref = args.dispatch_ref;
+    options.actions.gate_workflow = args.gate_workflow;
+    options.actions.work_workflow = args.work_workflow;
+  } else if (args.dispatch == "local") {
+    options.dispatch = DispatchMode::kLocal;
+    if (!args.job_command.empty()) {
+      options.command.program = {args.job_command};
+    } else {
+      auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+      options.command.program = {ec ? std::string("/proc/self/exe") : self.string()};
+    }
+    options.command.timeout_s = args.job_timeout_s;
+  } else {
+    return fail(Error::bad_input("--dispatch must be local or actions"));
+  }
+
+  // Request bodies of up to 25 MB are allocated on many threads: with glibc's
+  // adaptive threshold they would end up in per-thread arenas that never
+  // shrink. A fixed threshold keeps them in mmap, returned when freed.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  auto service = WebhookService::open(options);
+  if (!service.ok()) return fail(service.error());
+  if (pipe(stop_pipe) != 0) return fail(Error::infrastructure("pipe failed"));
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGTERM, &action, nullptr);
+  sigaction(SIGINT, &action, nullptr);
+  WebhookService* running = service->get();
+  std::thread watcher([running] {
+    char byte = 0;
+    while (read(stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    if (byte == 1) running->stop();
+  });
+  progress("serving webhooks on " + options.host + ":" + std::to_string((*service)->port()) +
+           " (POST /webhook, GET /healthz, GET /metrics)");
+  Status served = (*service)->run();
+  char done = 2;  // wakes the watcher if no signal came
+  ssize_t ignored = write(stop_pipe[1], &done, 1);
+  (void)ignored;
+  watcher.join();
+  service->reset();
+  if (!served.ok()) return fail(served.error());
+  return 0;
+}
+
+CommandRegistration registration(
+    "serve", "Receive GitHub webhooks and run (or dispatch) kgate jobs", [](CLI::App& app) {
+      auto args = std::make_shared<ServeArgs>();
+      app.add_option("--listen", args->listen, "HOST:PORT to listen on (127.0.0.1:8080)")
+          ->required();
+      app.add_option("--repo", args->repo, "the checkout of the kernel repository")->required();
+      app.add_option("--state-dir", args->state_dir,
+                     "queue and job outputs (default REPO/.kgate/serve)");
+      app.add_option("--dispatch", args->dispatch,
+                     "local: run jobs here; actions: workflow_dispatch")
+          ->capture_default_str();
+      app.add_option("--workers", args->workers, "job threads (default: one per GPU, at least 1)");
+      app.add_option("--http-threads", args->http_threads, "request threads")
+          ->capture_default_str();
+      app.add_option(
+             "--durability", args->durability,
+             "full: fsync each commit (survives power loss); normal: survives process crashes")
+          ->capture_default_str();
+      app.add_option("--job-timeout", args->job_timeout_s, "seconds before a job is killed")
+          ->capture_default_str();
+      app.add_option("--max-attempts", args->max_attempts, "attempts before a job is failed")
+          ->capture_default_str();
+      app.add_option("--retry-base", args->retry_base_s, "seconds before the first retry (doubles)")
+          ->capture_default_str();
+      app.add_option("--drain-timeout", args->drain_timeout_s,
+                     "on SIGTERM, seconds running jobs get before they are queued again")
+          ->capture_default_str();
+      app.add_option(
+          "--job-command", args->job_command,
+          "program run instead of kgate itself for jobs (gets the subcommand's arguments)");
+      app.add_option("--dispatch-ref", args->dispatch_ref, "branch whose workflows are dispatched")
+          ->capture_default_str();
+      app.add_option("--gate-workflow", args->gate_workflow, "workflow file for gate jobs")
+          ->capture_default_str();
+      app.add_option("--work-workflow", args->work_workflow,
+                     "workflow file for optimize, baseline and sweep jobs")
+          ->capture_default_str();
+      return [args] { return serve(*args); };
+    });
+
+}  // namespace
+}  // namespace kgate::cli

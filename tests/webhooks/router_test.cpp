@@ -1,0 +1,246 @@
+// Routing and trust, on real payloads from @octokit/webhooks-examples with
+// the fields each case is about changed.
+#include "webhooks/router.h"
+
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "serve_fixture.h"
+#include "webhooks/webhook_event.h"
+
+namespace kgate::webhooks {
+namespace {
+
+using kgate::testing::example_payload;
+using nlohmann::json;
+
+class RouterTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(kgate::testing::have_octokit_examples())
+        << "run scripts/setup (npm ci in tests/) to install @octokit/webhooks-examples";
+    context.kernels = {{"rmsnorm", {"csrc/rmsnorm.cu", "csrc/ref/rmsnorm_ref.cpp"}},
+                       {"softmax", {"csrc/softmax.cu"}}};
+    context.known_pull = [this](const std::string& repo, int64_t n) -> std::optional<PullState> {
+      auto it = pulls.find({repo, n});
+      if (it == pulls.end()) return std::nullopt;
+      return it->second;
+    };
+    context.is_approved = [this](const std::string& repo, const std::string& sha) {
+      return approved.count({repo, sha}) > 0;
+    };
+  }
+  Routing route_payload(const std::string& event, const json& payload) {
+    auto parsed = parse_webhook_event(event, payload.dump());
+    EXPECT_TRUE(parsed.ok()) << parsed.error().message;
+    if (!parsed.ok()) return {};
+    Routing r = route(*parsed, context);
+    // Apply what the queue would store, so sequences of deliveries can be tested.
+    if (r.pull_update) pulls[{r.pull_update->repository, r.pull_update->number}] = *r.pull_update;
+    for (const Approval& a : r.approvals) approved.insert({a.repository, a.head_sha});
+    return r;
+  }
+  static json fork_pr(const std::string& action) {
+    json p = example_payload("pull_request", action);
+    p["pull_request"]["head"]["repo"]["full_name"] = "stranger/Hello-World";
+    p["pull_request"]["author_association"] = "CONTRIBUTOR";
+    return p;
+  }
+  static json comment(const std::string& body, const std::string& association = "OWNER") {
+    json p = example_payload("issue_comment", "created");
+    p["comment"]["body"] = body;
+    p["comment"]["author_association"] = association;
+    p["issue"]["number"] = 2;  // the example pull request's number
+    p["issue"]["pull_request"] = {
+        {"url", "https://api.github.com/repos/Codertocat/Hello-World/pulls/2"}};
+    return p;
+  }
+
+  RoutingContext context;
+  std::map<std::pair<std::string, int64_t>, PullState> pulls;
+  std::set<std::pair<std::string, std::string>> approved;
+};
+
+TEST_F(RouterTest, PullRequestActionsThatGate) {
+  for (const char* action : {"opened", "synchronize", "reopened", "ready_for_review"}) {
+    Routing r = route_payload("pull_request", example_payload("pull_request", action));
+    ASSERT_EQ(r.jobs.size(), 1u) << action;
+    EXPECT_EQ(r.jobs[0].kind, JobKind::kGate);
+    EXPECT_EQ(r.jobs[0].repository, "Codertocat/Hello-World");
+    EXPECT_EQ(r.jobs[0].pull_number, 2);
+    EXPECT_EQ(r.jobs[0].head, "ec26c3e57ca3a959ca5aad62de7213c562f8c821");
+    EXPECT_FALSE(r.jobs[0].base.empty());
+  }
+  for (const char* action : {"closed", "assigned", "locked", "review_requested"}) {
+    Routing r = route_payload("pull_request", example_payload("pull_request", action));
+    EXPECT_TRUE(r.jobs.empty()) << action;
+    EXPECT_FALSE(r.ignored.empty()) << action;
+  }
+}
+
+TEST_F(RouterTest, DraftWaitsForReadyForReview) {
+  json p = example_payload("pull_request", "opened");
+  p["pull_request"]["draft"] = true;
+  Routing r = route_payload("pull_request", p);
+  EXPECT_TRUE(r.jobs.empty());
+}
+
+TEST_F(RouterTest, ForkPullRequestWaitsUntilApprovedForThatCommitOnly) {
+  Routing opened = route_payload("pull_request", fork_pr("opened"));
+  EXPECT_TRUE(opened.jobs.empty());
+  ASSERT_EQ(opened.notices.size(), 1u);
+  EXPECT_EQ(opened.notices[0].kind, "waiting-for-approval");
+
+  // A non-maintainer cannot approve.
+  Routing refused = route_payload("issue_comment", comment("/kgate approve", "CONTRIBUTOR"));
+  EXPECT_TRUE(refused.jobs.empty());
+  EXPECT_TRUE(refused.approvals.empty());
+
+  Routing approval = route_payload("issue_comment", comment("LGTM\n/kgate approve"));
+  ASSERT_EQ(approval.jobs.size(), 1u);
+  EXPECT_EQ(approval.jobs[0].head, "ec26c3e57ca3a959ca5aad62de7213c562f8c821");
+  ASSERT_EQ(approval.approvals.size(), 1u);
+
+  // A new push: the approval does not carry to the new head.
+  json pushed = fork_pr("synchronize");
+  pushed["pull_request"]["head"]["sha"] = "1111111111111111111111111111111111111111";
+  Routing sync = route_payload("pull_request", pushed);
+  EXPECT_TRUE(sync.jobs.empty());
+  ASSERT_EQ(sync.notices.size(), 1u);
+  EXPECT_EQ(sync.notices[0].head_sha, "1111111111111111111111111111111111111111");
+
+  // /kgate rerun on the unapproved head waits too.
+  EXPECT_TRUE(route_payload("issue_comment", comment("/kgate rerun")).jobs.empty());
+
+  // Re-synchronizing the approved commit runs again (approval is per commit).
+  Routing back = route_payload("pull_request", fork_pr("synchronize"));
+  EXPECT_EQ(back.jobs.size(), 1u);
+}
+
+TEST_F(RouterTest, ApprovalLabelApprovesTheLabelledHead) {
+  route_payload("pull_request", fork_pr("opened"));
+  json labeled = fork_pr("labeled");
+  labeled["label"]["name"] = "kgate:approved";
+  Routing r = route_payload("pull_request", labeled);
+  ASSERT_EQ(r.approvals.size(), 1u);
+  EXPECT_EQ(r.approvals[0].head_sha, "ec26c3e57ca3a959ca5aad62de7213c562f8c821");
+  EXPECT_EQ(r.jobs.size(), 1u);
+  labeled["label"]["name"] = "bug";
+  EXPECT_TRUE(route_payload("pull_request", labeled).approvals.empty());
+}
+
+TEST_F(RouterTest, AuthorWithoutWriteAccessWaitsEvenWithoutFork) {
+  json p = example_payload("pull_request", "opened");
+  p["pull_request"]["author_association"] = "FIRST_TIME_CONTRIBUTOR";
+  Routing r = route_payload("pull_request", p);
+  EXPECT_TRUE(r.jobs.empty());
+  EXPECT_EQ(r.notices.size(), 1u);
+}
+
+TEST_F(RouterTest, PushToDefaultBranchTouchingKernels) {
+  json p = example_payload("push");
+  for (const auto& entry : kgate::testing::octokit_examples())
+    if (entry["name"] == "push")
+      for (const auto& e : entry["examples"])
+        if (e["ref"] == "refs/heads/master") p = e;
+  ASSERT_EQ(p["ref"], "refs/heads/master");
+  EXPECT_TRUE(route_payload("push", p).jobs.empty());  // README.md only
+
+  p["commits"][0]["modified"] = {"csrc/ref/rmsnorm_ref.cpp", "docs/x.md"};
+  Routing r = route_payload("push", p);
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_EQ(r.jobs[0].kind, JobKind::kOptimize);
+  EXPECT_EQ(r.jobs[0].kernel, "rmsnorm");
+  EXPECT_EQ(r.jobs[1].kind, JobKind::kBaseline);
+  EXPECT_EQ(r.jobs[1].kernel, "rmsnorm");
+
+  p["commits"][0]["modified"] = {"kgate.json"};  // the manifest: re-record every baseline
+  r = route_payload("push", p);
+  ASSERT_EQ(r.jobs.size(), 2u);
+  EXPECT_EQ(r.jobs[0].kind, JobKind::kBaseline);
+  EXPECT_EQ(r.jobs[1].kind, JobKind::kBaseline);
+
+  p["commits"][0]["modified"] = {"csrc/softmax.cu"};
+  p["ref"] = "refs/heads/feature";
+  EXPECT_TRUE(route_payload("push", p).jobs.empty());
+  // Tag pushes from the package are ignored.
+  EXPECT_TRUE(route_payload("push", example_payload("push")).jobs.empty());
+}
+
+TEST_F(RouterTest, CommentCommands) {
+  route_payload("pull_request", example_payload("pull_request", "opened"));
+  Routing opt = route_payload("issue_comment", comment("/kgate optimize softmax"));
+  ASSERT_EQ(opt.jobs.size(), 1u);
+  EXPECT_EQ(opt.jobs[0].kind, JobKind::kOptimize);
+  EXPECT_EQ(opt.jobs[0].kernel, "softmax");
+  EXPECT_TRUE(route_payload("issue_comment", comment("/kgate optimize nosuch")).jobs.empty());
+
+  Routing rerun = route_payload("issue_comment", comment("/kgate rerun"));
+  ASSERT_EQ(rerun.jobs.size(), 1u);
+  EXPECT_EQ(rerun.jobs[0].kind, JobKind::kGate);
+  EXPECT_EQ(rerun.jobs[0].pull_number, 2);
+
+  Routing accept = route_payload("issue_comment", comment("/kgate accept-regression", "MEMBER"));
+  ASSERT_EQ(accept.jobs.size(), 1u);
+  EXPECT_EQ(accept.jobs[0].kind, JobKind::kAcceptRegression);
+
+  EXPECT_TRUE(route_payload("issue_comment", comment("/kgate rerun", "NONE")).jobs.empty());
+  EXPECT_TRUE(route_payload("issue_comment", comment("please /kgate rerun")).jobs.empty());
+  EXPECT_TRUE(route_payload("issue_comment", comment("/kgate dance")).jobs.empty());
+  // The unchanged example comment has no command.
+  EXPECT_TRUE(
+      route_payload("issue_comment", example_payload("issue_comment", "created")).jobs.empty());
+  json edited = comment("/kgate rerun");
+  edited["action"] = "edited";
+  EXPECT_TRUE(route_payload("issue_comment", edited).jobs.empty());
+}
+
+TEST_F(RouterTest, CheckRunRerequested) {
+  json p = example_payload("check_run", "rerequested");
+  EXPECT_TRUE(route_payload("check_run", p).jobs.empty());  // another app's check run
+  p["check_run"]["name"] = "kgate / gate";
+  Routing r = route_payload("check_run", p);
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_EQ(r.jobs[0].head, "d6fde92930d4715a2b49857d24b940956b26d2d3");
+  EXPECT_TRUE(route_payload("check_run", example_payload("check_run", "completed")).jobs.empty());
+}
+
+TEST_F(RouterTest, EveryOctokitExampleRoutesWithoutError) {
+  size_t parsed = 0;
+  for (const auto& entry : kgate::testing::octokit_examples())
+    for (const auto& payload : entry["examples"]) {
+      auto event = parse_webhook_event(entry["name"].get<std::string>(), payload.dump());
+      ASSERT_TRUE(event.ok()) << entry["name"] << ": " << event.error().message;
+      Routing r = route(*event, context);
+      if (entry["name"] != "pull_request") {
+        EXPECT_TRUE(r.jobs.empty()) << entry["name"];
+      }
+      ++parsed;
+    }
+  EXPECT_GT(parsed, 200u);
+}
+
+TEST(WebhookEvent, MalformedBodies) {
+  EXPECT_FALSE(parse_webhook_event("push", "").ok());
+  EXPECT_FALSE(parse_webhook_event("push", "{").ok());
+  EXPECT_FALSE(parse_webhook_event("push", "[1,2]").ok());
+  EXPECT_FALSE(parse_webhook_event("push", "{}").ok());  // no ref
+  EXPECT_FALSE(parse_webhook_event("pull_request", R"({"pull_request": 3})").ok());
+  EXPECT_FALSE(parse_webhook_event("pull_request",
+                                   R"({"pull_request": {"number": 1, "head": {}, "base": {}}})")
+                   .ok());
+  EXPECT_TRUE(parse_webhook_event("star", R"({"action": "created"})").ok());
+}
+
+TEST(CommentCommand, Parsing) {
+  auto c = parse_comment_command("Thanks!\n  /kgate optimize rmsnorm  \n/kgate rerun");
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->verb, "optimize");
+  EXPECT_EQ(c->argument, "rmsnorm");
+  EXPECT_FALSE(parse_comment_command("/kgateoptimize x"));
+  EXPECT_FALSE(parse_comment_command("no command"));
+}
+
+}  // namespace
+}  // namespace kgate::webhooks

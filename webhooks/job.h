@@ -1,0 +1,37 @@
+#pragma once
+// A unit of work the service runs (or dispatches): gate a pull request,
+// optimize a kernel, re-record baselines, sweep, accept a regression.
+// Invariant: a JobSpec round-trips through to_json/from_json unchanged; the
+// JSON form is what the queue stores and what workflow_dispatch receives.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/status.h"
+
+namespace kgate::webhooks {
+
+enum class JobKind { kGate, kOptimize, kBaseline, kSweep, kAcceptRegression };
+
+std::string_view to_string(
+    JobKind kind);  // "gate", "optimize", "baseline", "sweep", "accept-regression"
+std::optional<JobKind> parse_job_kind(std::string_view text);
+
+struct JobSpec {
+  JobKind kind = JobKind::kGate;
+  std::string repository;  // owner/name
+  int64_t pull_number = 0;
+  std::string base;    // commit id or branch the head is compared against
+  std::string head;    // commit id under test
+  std::string kernel;  // optimize/baseline of one kernel; empty: all
+  std::string reason;  // what asked for it: "pull_request synchronize", "/kgate rerun by alice"
+
+  nlohmann::json to_json() const;
+  static Result<JobSpec> from_json(const nlohmann::json& value);
+  bool operator==(const JobSpec&) const = default;
+};
+
+}  // namespace kgate::webhooks

@@ -1,0 +1,60 @@
+#pragma once
+// Running one job. The service never links the gate or the agent: a job is
+// the kgate executable itself run as a subprocess (`kgate gate ...`,
+// `kgate optimize KERNEL`, ...), so a job that crashes or hangs cannot take
+// the service down, and the same commands run by hand or in GitHub Actions.
+#include <atomic>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "webhooks/job_queue.h"
+
+namespace kgate::webhooks {
+
+struct ExecutionContext {
+  int worker = 0;
+  std::optional<int> gpu;                     // CUDA_VISIBLE_DEVICES for this worker
+  const std::atomic<bool>* cancel = nullptr;  // shutdown: stop and give the job back
+};
+
+struct JobResult {
+  bool ok = false;         // the job finished (a failed gate verdict is still ok)
+  bool retryable = true;   // for !ok: worth another attempt (infrastructure, timeout)
+  bool cancelled = false;  // stopped by shutdown; queued again
+  std::string outcome;     // ok: "passed", "check-failed", "dispatched"; !ok: the reason
+  double seconds = 0;
+};
+
+class JobExecutor {
+ public:
+  virtual ~JobExecutor() = default;
+  virtual JobResult execute(const StoredJob& job, const ExecutionContext& context) = 0;
+};
+
+struct CommandExecutorOptions {
+  std::vector<std::string> program;  // kgate itself ("/proc/self/exe" resolved) or a test script
+  std::filesystem::path repo;
+  std::filesystem::path state_dir;  // job outputs go to state_dir/jobs/<id>/
+  double timeout_s = 3600;
+};
+
+// Runs `program + job_arguments(job)` through core/subprocess.h under a time
+// limit. Exit 0 passed, 1 check failed (a verdict, not retried), 2 bad input
+// (not retried), anything else (3, a signal, a time-out) is retried.
+class CommandJobExecutor : public JobExecutor {
+ public:
+  explicit CommandJobExecutor(CommandExecutorOptions options) : options_(std::move(options)) {}
+  JobResult execute(const StoredJob& job, const ExecutionContext& context) override;
+
+  // The subcommand and its arguments for a job (without the program).
+  static std::vector<std::string> job_arguments(const StoredJob& job,
+                                                const std::filesystem::path& repo,
+                                                const std::filesystem::path& job_dir);
+
+ private:
+  CommandExecutorOptions options_;
+};
+
+}  // namespace kgate::webhooks

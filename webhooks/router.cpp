@@ -1,0 +1,279 @@
+#include "webhooks/router.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace kgate::webhooks {
+namespace {
+
+const AuthorAssociationPermissions default_permissions;
+
+const PermissionLookup& permissions_of(const RoutingContext& context) {
+  return context.permissions ? *context.permissions : default_permissions;
+}
+
+bool approved(const RoutingContext& context, const std::string& repository,
+              const std::string& sha) {
+  return context.is_approved && context.is_approved(repository, sha);
+}
+
+std::optional<PullState> known(const RoutingContext& context, const std::string& repository,
+                               int64_t number) {
+  if (!context.known_pull) return std::nullopt;
+  return context.known_pull(repository, number);
+}
+
+Notice waiting_notice(const std::string& repository, int64_t number, const std::string& sha) {
+  return {"waiting-for-approval", repository, number, sha,
+          "kgate runs code from forks and from authors without write access only after a "
+          "maintainer approves this commit: comment `/kgate approve` or add the label "
+          "`kgate:approved`. Every new push needs approval again."};
+}
+
+JobSpec gate_job(const PullState& pull, std::string reason) {
+  return {.kind = JobKind::kGate,
+          .repository = pull.repository,
+          .pull_number = pull.number,
+          .base = pull.base_sha,
+          .head = pull.head_sha,
+          .reason = std::move(reason)};
+}
+
+// Queues a gate for `pull` if it may run; otherwise says it waits.
+void gate_or_wait(const PullState& pull, const RoutingContext& context, std::string reason,
+                  Routing& out) {
+  if (pull.trusted || approved(context, pull.repository, pull.head_sha)) {
+    out.jobs.push_back(gate_job(pull, std::move(reason)));
+  } else {
+    out.notices.push_back(waiting_notice(pull.repository, pull.number, pull.head_sha));
+  }
+}
+
+void route_pull_request(const WebhookEvent& event, const RoutingContext& context, Routing& out) {
+  const PullRequestInfo& pr = *event.pull_request;
+  PullState pull{event.repository, pr.number, pr.head_sha, pr.base_sha,
+                 pull_request_trusted(pr, event.repository, permissions_of(context))};
+  const std::string& action = event.action;
+  if (action == "closed") {
+    out.ignored = "pull request closed";
+    return;
+  }
+  out.pull_update = pull;
+  if (action == "opened" || action == "synchronize" || action == "reopened" ||
+      action == "ready_for_review") {
+    if (pr.draft) {
+      out.ignored = "draft pull request; gated when ready for review";
+      return;
+    }
+    gate_or_wait(pull, context, "pull_request " + action, out);
+    return;
+  }
+  if (action == "labeled" &&
+      std::find(context.approval_labels.begin(), context.approval_labels.end(), event.label) !=
+          context.approval_labels.end()) {
+    // Labels can be applied only by people with triage access or more; a
+    // permission lookup that knows better may still refuse the sender.
+    if (!permissions_of(context).has_write(event.repository, event.sender, "").value_or(true)) {
+      out.notices.push_back(
+          {"command-refused", event.repository, pr.number, pr.head_sha,
+           "the approval label was added by " + event.sender + ", who has no write access"});
+      return;
+    }
+    out.approvals.push_back({event.repository, pr.number, pr.head_sha, event.sender});
+    out.notices.push_back({"approved", event.repository, pr.number, pr.head_sha,
+                           "approved by " + event.sender + " for commit " + pr.head_sha});
+    if (!pull.trusted && !pr.draft) out.jobs.push_back(gate_job(pull, "approved by label"));
+    return;
+  }
+  out.ignored = "pull_request " + action + " does not start a gate";
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+void route_push(const WebhookEvent& event, const RoutingContext& context, Routing& out) {
+  const PushInfo& push = *event.push;
+  if (event.default_branch.empty() || push.ref != "refs/heads/" + event.default_branch) {
+    out.ignored = "push to " + push.ref + ", not the default branch";
+    return;
+  }
+  if (push.deleted) {
+    out.ignored = "default branch deleted";
+    return;
+  }
+  const auto& files = push.changed_files;
+  bool manifest_changed =
+      std::find(files.begin(), files.end(), context.manifest_file) != files.end();
+  for (const KernelFiles& kernel : context.kernels) {
+    bool touched = std::any_of(kernel.files.begin(), kernel.files.end(), [&](const std::string& f) {
+      return std::find(files.begin(), files.end(), f) != files.end();
+    });
+    std::string reason = "push " + push.after;
+    if (touched) {
+      out.jobs.push_back({.kind = JobKind::kOptimize,
+                          .repository = event.repository,
+                          .head = push.after,
+                          .kernel = kernel.name,
+                          .reason = reason});
+    }
+    if (touched || manifest_changed) {
+      out.jobs.push_back({.kind = JobKind::kBaseline,
+                          .repository = event.repository,
+                          .head = push.after,
+                          .kernel = kernel.name,
+                          .reason = reason});
+    }
+  }
+  if (out.jobs.empty()) out.ignored = "push touches no kernel file";
+}
+
+void route_comment(const WebhookEvent& event, const RoutingContext& context, Routing& out) {
+  const CommentInfo& comment = *event.comment;
+  if (event.action != "created") {
+    out.ignored = "issue_comment " + event.action + " (only new comments carry commands)";
+    return;
+  }
+  auto command = parse_comment_command(comment.body);
+  if (!command) {
+    out.ignored = "comment has no /kgate command";
+    return;
+  }
+  const std::string& repo = event.repository;
+  int64_t number = comment.issue_number;
+  if (!permissions_of(context)
+           .has_write(repo, comment.author, comment.author_association)
+           .value_or(false)) {
+    out.notices.push_back({"command-refused", repo, number, "",
+                           "/kgate " + command->verb + " needs write access; " + comment.author +
+                               " (" + comment.author_association + ") does not have it"});
+    out.ignored = "command from a user without write access";
+    return;
+  }
+  std::string reason = "/kgate " + command->verb + " by " + comment.author;
+  if (command->verb == "optimize") {
+    auto kernel = std::find_if(context.kernels.begin(), context.kernels.end(),
+                               [&](const KernelFiles& k) { return k.name == command->argument; });
+    if (kernel == context.kernels.end()) {
+      std::string names;
+      for (const KernelFiles& k : context.kernels) names += (names.empty() ? "" : ", ") + k.name;
+      out.notices.push_back({"command-refused", repo, number, "",
+                             "/kgate optimize: no kernel named '" + command->argument +
+                                 "' in kgate.json (kernels: " + names + ")"});
+      out.ignored = "unknown kernel";
+      return;
+    }
+    out.jobs.push_back({.kind = JobKind::kOptimize,
+                        .repository = repo,
+                        .base = event.default_branch,
+                        .kernel = kernel->name,
+                        .reason = reason});
+    return;
+  }
+  if (command->verb != "rerun" && command->verb != "approve" &&
+      command->verb != "accept-regression") {
+    out.notices.push_back({"command-refused", repo, number, "",
+                           "unknown command /kgate " + command->verb +
+                               " (known: optimize <kernel>, rerun, approve, accept-regression)"});
+    out.ignored = "unknown command";
+    return;
+  }
+  if (!comment.on_pull_request) {
+    out.ignored = "/kgate " + command->verb + " works on pull requests only";
+    return;
+  }
+  auto pull = known(context, repo, number);
+  if (!pull) {
+    out.notices.push_back({"unknown-pull-request", repo, number, "",
+                           "kgate has not seen this pull request yet; push a commit or reopen it"});
+    out.ignored = "pull request not known";
+    return;
+  }
+  if (command->verb == "approve") {
+    if (!command->argument.empty() && !starts_with(pull->head_sha, command->argument)) {
+      out.notices.push_back({"command-refused", repo, number, pull->head_sha,
+                             "/kgate approve " + command->argument +
+                                 " names a commit that is not the head (" + pull->head_sha + ")"});
+      out.ignored = "approval for a stale commit";
+      return;
+    }
+    out.approvals.push_back({repo, number, pull->head_sha, comment.author});
+    out.notices.push_back({"approved", repo, number, pull->head_sha,
+                           "approved by " + comment.author + " for commit " + pull->head_sha});
+    if (!pull->trusted) out.jobs.push_back(gate_job(*pull, reason));
+    return;
+  }
+  if (!pull->trusted && !approved(context, repo, pull->head_sha)) {
+    out.notices.push_back(waiting_notice(repo, number, pull->head_sha));
+    out.ignored = "head commit not approved";
+    return;
+  }
+  JobSpec job = gate_job(*pull, reason);
+  if (command->verb == "accept-regression") job.kind = JobKind::kAcceptRegression;
+  out.jobs.push_back(job);
+}
+
+void route_check_run(const WebhookEvent& event, const RoutingContext& context, Routing& out) {
+  const CheckRunInfo& run = *event.check_run;
+  if (event.action != "rerequested") {
+    out.ignored = "check_run " + event.action;
+    return;
+  }
+  if (!starts_with(run.name, "kgate")) {
+    out.ignored = "check run '" + run.name + "' is not kgate's";
+    return;
+  }
+  PullState pull{event.repository, run.pull_number, run.head_sha,
+                 run.base_sha.empty() ? event.default_branch : run.base_sha, false};
+  if (auto seen = known(context, event.repository, run.pull_number); seen && run.pull_number) {
+    pull.trusted = seen->trusted && seen->head_sha == run.head_sha;
+    if (pull.base_sha.empty()) pull.base_sha = seen->base_sha;
+  } else if (!run.pull_number) {
+    pull.trusted = true;  // a check run on a branch commit of the repository itself
+  }
+  if (!pull.trusted && !approved(context, event.repository, run.head_sha)) {
+    out.notices.push_back(waiting_notice(event.repository, run.pull_number, run.head_sha));
+    out.ignored = "head commit not approved";
+    return;
+  }
+  out.jobs.push_back(gate_job(pull, "check run re-requested by " + event.sender));
+}
+
+}  // namespace
+
+std::optional<CommentCommand> parse_comment_command(const std::string& body) {
+  std::istringstream lines(body);
+  std::string line;
+  while (std::getline(lines, line)) {
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line.compare(start, 7, "/kgate ") != 0) continue;
+    std::istringstream words(line.substr(start + 7));
+    CommentCommand command;
+    words >> command.verb >> command.argument;
+    if (command.verb.empty()) continue;
+    return command;
+  }
+  return std::nullopt;
+}
+
+Routing route(const WebhookEvent& event, const RoutingContext& context) {
+  Routing out;
+  if (event.pull_request && event.name == "pull_request") {
+    route_pull_request(event, context, out);
+  } else if (event.push && event.name == "push") {
+    route_push(event, context, out);
+  } else if (event.comment && event.name == "issue_comment") {
+    route_comment(event, context, out);
+  } else if (event.check_run && event.name == "check_run") {
+    route_check_run(event, context, out);
+  } else if (event.name == "ping") {
+    out.ignored = "ping";
+  } else {
+    out.ignored = "event '" + event.name + "' is not used by kgate";
+  }
+  if (out.ignored.empty() && out.jobs.empty() && out.approvals.empty() && out.notices.empty())
+    out.ignored = "nothing to do";
+  return out;
+}
+
+}  // namespace kgate::webhooks

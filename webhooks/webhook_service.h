@@ -1,0 +1,94 @@
+#pragma once
+// `kgate serve`: the HTTP front door plus the queue, the workers and the
+// notifier, wired together. Invariants:
+//  - a delivery is answered 2xx only after it is stored (and routed) on disk;
+//  - a request that fails a check (method, content type, headers, signature,
+//    size, JSON) is answered 4xx and stores nothing;
+//  - stop() stops intake first, then drains the workers, so nothing accepted
+//    is lost and nothing is left "running".
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/status.h"
+#include "webhooks/actions_dispatcher.h"
+#include "webhooks/job_executor.h"
+#include "webhooks/job_queue.h"
+#include "webhooks/metrics.h"
+#include "webhooks/notifier.h"
+#include "webhooks/worker_pool.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace kgate::webhooks {
+
+enum class DispatchMode { kLocal, kActions };
+
+struct ServiceOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;  // 0: any free port (see WebhookService::port())
+  std::filesystem::path repo;
+  std::filesystem::path state_dir;  // queue.db, notices.jsonl, jobs/<id>/
+  std::vector<std::string> secrets;
+  Durability durability = Durability::kFull;
+  DispatchMode dispatch = DispatchMode::kLocal;
+  int http_threads = 8;
+  WorkerOptions workers;
+  CommandExecutorOptions command;        // local dispatch (repo and state_dir filled in by open)
+  ActionsDispatchOptions actions;        // actions dispatch
+  size_t max_body_bytes = 25u << 20;     // GitHub caps payloads at 25 MB
+  size_t body_memory_bytes = 96u << 20;  // request bodies (and their parse) held at once
+  const PermissionLookup* permissions = nullptr;  // null: author_association
+  Notifier* notifier = nullptr;                   // null: FileNotifier on state_dir/notices.jsonl
+};
+
+class WebhookService {
+ public:
+  // Opens the queue, re-queues jobs a dead process left running, binds the port.
+  static Result<std::unique_ptr<WebhookService>> open(ServiceOptions options);
+  ~WebhookService();
+
+  int port() const { return port_; }
+  // Serves until stop(); then drains workers and returns.
+  Status run();
+  // Stops intake; run() then drains and returns. Safe from any thread, not
+  // from a signal handler.
+  void stop();
+
+  JobQueue& queue() { return *queue_; }
+
+ private:
+  explicit WebhookService(ServiceOptions options);
+  void install_routes();
+  void handle_delivery(const httplib::Request& req, const std::string& body,
+                       httplib::Response& res);
+  void notifier_loop();
+
+  ServiceOptions options_;
+  std::unique_ptr<JobQueue> queue_;
+  std::unique_ptr<JobExecutor> executor_;
+  std::unique_ptr<Notifier> own_notifier_;
+  Notifier* notifier_ = nullptr;
+  Metrics metrics_;
+  std::unique_ptr<class KernelFilesCache> kernels_;
+  std::unique_ptr<class DeliveryIntake> intake_;
+  std::unique_ptr<WorkerPool> workers_;
+  std::unique_ptr<class MemoryBudget> budget_;
+  std::unique_ptr<httplib::Server> server_;
+  int port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::mutex notice_mutex_;
+  bool notices_stopping_ = false;
+  std::condition_variable notice_wake_;
+  std::thread notice_thread_;
+};
+
+}  // namespace kgate::webhooks

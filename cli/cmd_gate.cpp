@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "bot/check_run_publisher.h"
+#include "bot/forge_config.h"
 #include "cli/command.h"
 #include "core/file_util.h"
 #include "core/log.h"
@@ -33,6 +35,8 @@ struct GateArgs {
   double budget_s = 0;    // 0: the manifest's
   uint64_t seed = 0;
   int gpu = 0;
+  std::string forge;        // empty: publish nowhere; "local" or "github"
+  std::string github_repo;  // OWNER/NAME for --forge github
 };
 
 // A temporary folder removed on scope exit. Invariant: path exists while alive.
@@ -222,6 +226,22 @@ int run(const GateArgs& args) {
     if (!k.head_compiled) failed_check = true;
     for (const ShapeGate& s : k.shapes) failed_check |= s.fails && s.verdict != Verdict::kError;
   }
+  if (!args.forge.empty()) {
+    // The verdict as a check run on the head commit, through the configured forge.
+    bot::ForgeConfig config;
+    config.kind = args.forge;
+    config.github_repo = args.github_repo;
+    config.repo_dir = args.repo;
+    auto forge = bot::make_forge(config);
+    if (!forge.ok()) return fail(forge.error().with_context("--forge"));
+    bot::CheckRunReport check;
+    check.title = report.passed() ? "kgate: passed" : "kgate: failed";
+    check.conclusion = failed_check ? "failure" : (infrastructure_error ? "neutral" : "success");
+    check.summary_markdown = markdown;
+    if (Status s = bot::publish_check_run(**forge, *head_commit, check); !s.ok())
+      return fail(s.error().with_context("publishing the check run"));
+    progress("published the check run through the " + args.forge + " forge");
+  }
   if (failed_check) return to_int(ExitCode::kCheckFailed);
   if (infrastructure_error) return to_int(ExitCode::kInfrastructure);
   return 0;
@@ -244,6 +264,11 @@ CommandRegistration registration(
       app.add_option("--json", args->json, "Write the full report as JSON to this file");
       app.add_option("--markdown", args->markdown, "Write the Markdown summary to this file");
       app.add_option("--junit", args->junit, "Write JUnit XML to this file");
+      app.add_option("--forge", args->forge,
+                     "Publish the verdict as a check run: local (under .kgate/) or github")
+          ->check(CLI::IsMember({"local", "github"}));
+      app.add_option("--github-repo", args->github_repo,
+                     "OWNER/NAME for --forge github (default: $GITHUB_REPOSITORY)");
       app.add_option("--baselines", args->baselines,
                      "Folder of stored baselines to compare head with (default: baselines/ of the "
                      "head revision)");

@@ -2,7 +2,8 @@
 # Runs the CUDA backend's GPU tests and benchmarks on a GPU machine from a
 # carried folder (binaries built elsewhere), writing logs to an output folder.
 #
-#   bench/gpu/run_all.sh CARRIED OUT
+#   bench/gpu/run_all.sh CARRIED OUT [STAGE...]
+# (bench/gpu/bundle.sh BUILD CARRIED makes CARRIED.) With no STAGE, every stage runs.
 # CARRIED holds bin/ (kgate, runner_tests, runner_gpu_tests, bench_cuda,
 # stripped), lib/ (shared libraries the GPU machine may lack: libgit2 and its
 # dependencies), src/ (examples/ and bench/pytorch_ops.py) and this script.
@@ -11,7 +12,10 @@ set -u
 D=$(cd "$1" && pwd); OUT=$2
 mkdir -p "$OUT"
 nvrtc=$(ls /usr/local/cuda/lib64/libnvrtc.so.13 2>/dev/null || find / -name 'libnvrtc.so.13' -not -path '/proc/*' 2>/dev/null | head -1)
-export LD_LIBRARY_PATH="$D/lib:$(dirname "${nvrtc:-/usr/local/cuda/lib64/x}"):/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+cupti=$(ls /usr/local/cuda/lib64/libcupti.so.13 /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13 2>/dev/null | head -1)
+[ -n "$cupti" ] || cupti=$(find / -name 'libcupti.so.13' -not -path '/proc/*' 2>/dev/null | head -1)
+nvperf=$(find / -name 'libnvperf_host.so' -not -path '/proc/*' 2>/dev/null | head -1)
+export LD_LIBRARY_PATH="$D/lib:$(dirname "${nvrtc:-/usr/local/cuda/lib64/x}"):$(dirname "${cupti:-/x/x}"):$(dirname "${nvperf:-/x/x}"):/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export KGATE_TEST_SOURCE_DIR="$D/src" KGATE_TEST_BINARY="$D/bin/kgate" KGATE_CACHE_DIR=/tmp/kgate-cache
 export PYTHONUNBUFFERED=1
 cd "$D/src"
@@ -25,9 +29,19 @@ stage() {  # stage NAME SECONDS COMMAND...: one log per stage, a time limit each
   echo "=== $name exit $?" >> "$OUT/$name.log"
   tail -4 "$OUT/$name.log" >&2
 }
-stage tests 260 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests"
-stage kgate_run 150 "$D/bin/kgate" run examples/llm-ops --backend cuda --seed 1 --json "$OUT/kgate_run.json"
-stage bench_cuda 100 "$D/bin/bench_cuda" --manifest examples/llm-ops --json "$OUT/bench_cuda.json"
-stage pytorch 60 python3 "$D/src/bench/pytorch_ops.py" --manifest examples/llm-ops/kgate.json --json "$OUT/pytorch.json"
-grep -E "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT/tests.log"
-tail -n 60 "$OUT/bench_cuda.log"
+shift 2
+stages=("$@")
+run_if() { local name=$1; shift; if [ ${#stages[@]} -eq 0 ] || [[ " ${stages[*]} " == *" $name "* ]]; then stage "$name" "$@"; fi; }
+export KGATE_STATE_DIR=/tmp/kgate-state
+run_if tests 240 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests"
+run_if profile_tests 200 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.*'
+run_if kgate_run 150 "$D/bin/kgate" run examples/llm-ops --backend cuda --seed 1 --json "$OUT/kgate_run.json"
+run_if bench_cuda 100 "$D/bin/bench_cuda" --manifest examples/llm-ops --json "$OUT/bench_cuda.json"
+run_if pytorch 60 python3 "$D/src/bench/pytorch_ops.py" --manifest examples/llm-ops/kgate.json --json "$OUT/pytorch.json"
+# The gate's decision rules on recorded H200 timings: A/A gates, then planted slowdowns.
+run_if gate_prefill 150 "$D/bin/bench_gate_recorded" examples/llm-ops rmsnorm prefill-2k 100 0.2
+run_if gate_decode 120 "$D/bin/bench_gate_recorded" examples/llm-ops rmsnorm decode-b1 60 0.2
+# A tuner episode per kernel on the GPU (speedup over the first version, gated).
+run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes
+run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backend cuda --shape prefill-8k --json "$OUT/profile.json"
+grep -hE "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT"/*tests.log 2>/dev/null

@@ -110,6 +110,24 @@ TEST_F(GateCommand, TwiceAsSlowFailsNamingTheShapes) {
   EXPECT_NE(read(dir / "junit.xml").find("failures=\"2\""), std::string::npos);
 }
 
+TEST_F(GateCommand, VerdictIsPublishedAsACheckRunThroughTheLocalForge) {
+  repo->write("src/scale.cpp", std::string("// reformatted\n") + kKernel);
+  std::string head = repo->commit("comment");
+  auto out = gate(base, head, {"--forge", "local"});
+  EXPECT_EQ(out.exit_code, 0) << out.out << out.err;
+  std::filesystem::path checks = repo->path() / ".kgate" / "checks";
+  ASSERT_TRUE(std::filesystem::is_directory(checks)) << out.err;
+  bool found = false;
+  for (const auto& entry : std::filesystem::directory_iterator(checks)) {
+    if (entry.path().extension() != ".json") continue;
+    nlohmann::json check = nlohmann::json::parse(read(entry.path()));
+    EXPECT_EQ(check.value("head_sha", ""), head) << check.dump(1);
+    EXPECT_EQ(check.value("conclusion", ""), "success") << check.dump(1);
+    found = true;
+  }
+  EXPECT_TRUE(found) << "no check run written under " << checks;
+}
+
 TEST_F(GateCommand, WrongKernelFailsOnCorrectness) {
   repo->write("src/scale.cpp", kWrongKernel);
   std::string head = repo->commit("wrong");

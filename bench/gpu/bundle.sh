@@ -1,0 +1,26 @@
+#!/bin/bash
+# Gathers what bench/gpu/run_all.sh needs on a GPU machine that has the CUDA
+# toolkit and driver but none of kgate's other libraries:
+#   bench/gpu/bundle.sh BUILD DEST
+# DEST/bin: stripped kgate, test and bench binaries; DEST/lib: their shared
+# libraries except glibc's and CUDA's; DEST/src: examples/ and bench/ scripts.
+set -euo pipefail
+BUILD=$1 DEST=$2
+rm -rf "$DEST" && mkdir -p "$DEST/bin" "$DEST/lib" "$DEST/src"
+bins=("$BUILD/kgate" "$BUILD/tests/runner_tests" "$BUILD/tests/runner_gpu_tests"
+      "$BUILD/bench/bench_cuda" "$BUILD/bench/bench_gate_recorded")
+for b in "${bins[@]}"; do
+  [ -x "$b" ] || { echo "bundle: missing $b" >&2; exit 2; }
+  cp "$b" "$DEST/bin/" && strip "$DEST/bin/$(basename "$b")"
+done
+for b in "${bins[@]}"; do ldd "$b"; done | awk '/=>/ {print $3}' | sort -u | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*) ;;
+    libcuda.so*|libnvrtc*|libcupti*|libnvperf*|libcudart*) ;;  # the GPU machine's toolkit has these
+    *) cp -L "$lib" "$DEST/lib/" ;;
+  esac
+done
+cp -r examples "$DEST/src/"
+mkdir -p "$DEST/src/bench" && cp bench/pytorch_ops.py "$DEST/src/bench/"
+cp bench/gpu/run_all.sh "$DEST/"
+du -sh "$DEST"

@@ -60,6 +60,20 @@ TEST(ProfileSummary, CopyLikeKernelIsMemoryBoundAndEfficient) {
   EXPECT_NE(s.find("90% of the measured 4000 GB/s ceiling"), std::string::npos) << s;
 }
 
+// As measured on an H200: a plain copy at 56% of peak DRAM throughput is 63%
+// of the measured copy ceiling, and reads memory-bound, not latency-bound.
+TEST(ProfileSummary, PlainCopyBelowDatasheetPeakIsMemoryBoundAgainstTheMeasuredCeiling) {
+  ProfileData p = base_profile();
+  p.metrics[metric::kDramPct] = 56;
+  p.metrics[metric::kMemPct] = 56;
+  p.metrics[metric::kSmPct] = 24;
+  p.metrics[metric::kDramBytes] = 5.04e8;  // 2.52 TB/s over 200 us: 63% of 4 TB/s
+  p.stalls = {{"long_scoreboard", 41.5}, {"wait", 2.5}};
+  EXPECT_EQ(classify(p).bottleneck, Bottleneck::kMemoryEfficient) << classify(p).evidence;
+  p.ceilings.reset();  // without a measured ceiling, 56% of peak is not busy
+  EXPECT_NE(classify(p).bottleneck, Bottleneck::kMemoryEfficient);
+}
+
 TEST(ProfileSummary, StridedKernelIsMemoryBoundWithPoorCoalescing) {
   ProfileData p = base_profile();
   p.metrics[metric::kMemPct] = 85;

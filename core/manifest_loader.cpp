@@ -117,8 +117,9 @@ Result<Manifest> Loader::load(const json& doc) {
   }
   if (auto gate = doc.find("gate"); gate != doc.end()) {
     if (!gate->is_object()) return fail("gate", "expected an object");
-    KGATE_RETURN_IF_ERROR(check_keys(
-        *gate, "gate", {"max_regression", "min_improvement", "confidence", "budget_s", "resolution"}));
+    KGATE_RETURN_IF_ERROR(
+        check_keys(*gate, "gate",
+                   {"max_regression", "min_improvement", "confidence", "budget_s", "resolution"}));
     GatePolicy& p = manifest.gate;
     auto read = [&](const char* key, double& field, double lo, double hi) -> Status {
       auto value = get_number(*gate, "gate", key, field);

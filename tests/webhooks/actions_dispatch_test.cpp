@@ -25,22 +25,21 @@ struct FakeGitHub {
   std::atomic<int> status{204};
 
   FakeGitHub() {
-    server.Post(
-        R"(.*/dispatches)", [this](const httplib::Request& req, httplib::Response& res) {
-          {
-            std::lock_guard lock(mutex);
-            requests.push_back({req.path, json::parse(req.body, nullptr, false)});
-            auth.push_back(req.get_header_value("Authorization"));
-          }
-          if (fail_first > 0) {
-            --fail_first;
-            res.status = 502;
-            return;
-          }
-          res.status = status;
-          if (res.status != 204)
-            res.set_content(R"({"message":"Unexpected inputs provided"})", "application/json");
-        });
+    server.Post(R"(.*/dispatches)", [this](const httplib::Request& req, httplib::Response& res) {
+      {
+        std::lock_guard lock(mutex);
+        requests.push_back({req.path, json::parse(req.body, nullptr, false)});
+        auth.push_back(req.get_header_value("Authorization"));
+      }
+      if (fail_first > 0) {
+        --fail_first;
+        res.status = 502;
+        return;
+      }
+      res.status = status;
+      if (res.status != 204)
+        res.set_content(R"({"message":"Unexpected inputs provided"})", "application/json");
+    });
     port = server.bind_to_any_port("127.0.0.1");
     thread = std::thread([this] { server.listen_after_bind(); });
   }

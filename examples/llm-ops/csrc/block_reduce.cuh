@@ -23,7 +23,8 @@ __device__ float block_max(float v) {
   slots[threadIdx.x] = v;
   __syncthreads();
   for (int stride = kThreads / 2; stride > 0; stride /= 2) {
-    if (threadIdx.x < stride) slots[threadIdx.x] = fmaxf(slots[threadIdx.x], slots[threadIdx.x + stride]);
+    if (threadIdx.x < stride)
+      slots[threadIdx.x] = fmaxf(slots[threadIdx.x], slots[threadIdx.x + stride]);
     __syncthreads();
   }
   float best = slots[0];

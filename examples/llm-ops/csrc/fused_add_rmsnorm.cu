@@ -15,8 +15,8 @@
 
 constexpr int kUnroll = UNROLL;
 
-extern "C" __global__ void fused_add_rmsnorm(__half* input, __half* residual, const __half* weight, int rows,
-                                             int cols, float eps) {
+extern "C" __global__ void fused_add_rmsnorm(__half* input, __half* residual, const __half* weight,
+                                             int rows, int cols, float eps) {
   const long long row = blockIdx.x;
   __half* in = input + row * cols;
   __half* res = residual + row * cols;

@@ -15,7 +15,8 @@
 
 constexpr int kUnroll = UNROLL;
 
-extern "C" __global__ void gemv(__half* y, const __half* x, const __half* w, int batch, int n, int k) {
+extern "C" __global__ void gemv(__half* y, const __half* x, const __half* w, int batch, int n,
+                                int k) {
   const long long col = blockIdx.x, b = blockIdx.y;
   const __half* xr = x + b * k;
   const __half* wr = w + col * k;

@@ -14,8 +14,8 @@
 
 constexpr int kUnroll = UNROLL;
 
-extern "C" __global__ void rmsnorm(__half* out, const __half* x, const __half* weight, int rows, int cols,
-                                   float eps) {
+extern "C" __global__ void rmsnorm(__half* out, const __half* x, const __half* weight, int rows,
+                                   int cols, float eps) {
   const long long row = blockIdx.x;
   const __half* in = x + row * cols;
   float sum = 0.0f;

@@ -29,8 +29,8 @@ __device__ void rotate(__half* x, const __half* cos_sin, int heads, int head_dim
 }
 
 extern "C" __global__ void rotary_embedding(__half* query, __half* key, const int* positions,
-                                            const __half* cos_sin_cache, int tokens, int heads, int kv_heads,
-                                            int head_dim) {
+                                            const __half* cos_sin_cache, int tokens, int heads,
+                                            int kv_heads, int head_dim) {
   const long long t = blockIdx.x;
   const __half* cos_sin = cos_sin_cache + static_cast<long long>(positions[t]) * head_dim;
   rotate(query + t * heads * head_dim, cos_sin, heads, head_dim);

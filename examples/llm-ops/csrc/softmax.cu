@@ -28,5 +28,6 @@ extern "C" __global__ void softmax(__half* out, const __half* x, int rows, int c
   float inv = 1.0f / sum;
   __half* o = out + row * cols;
 #pragma unroll kUnroll
-  for (int c = threadIdx.x; c < cols; c += BLOCK) o[c] = __float2half(expf(__half2float(in[c]) - m) * inv);
+  for (int c = threadIdx.x; c < cols; c += BLOCK)
+    o[c] = __float2half(expf(__half2float(in[c]) - m) * inv);
 }

@@ -7,8 +7,8 @@
 
 using kgate::half;
 
-void fused_add_rmsnorm_ref(double* input, double* residual, const half* weight, int32_t rows, int32_t cols,
-                           float eps) {
+void fused_add_rmsnorm_ref(double* input, double* residual, const half* weight, int32_t rows,
+                           int32_t cols, float eps) {
   for (int64_t r = 0; r < rows; ++r) {
     double* in = input + r * cols;
     double* res = residual + r * cols;

@@ -19,8 +19,9 @@ static void rotate(double* x, const half* cos_sin, int64_t heads, int64_t head_d
   }
 }
 
-void rotary_embedding_ref(double* query, double* key, const int32_t* positions, const half* cos_sin_cache,
-                          int32_t tokens, int32_t heads, int32_t kv_heads, int32_t head_dim) {
+void rotary_embedding_ref(double* query, double* key, const int32_t* positions,
+                          const half* cos_sin_cache, int32_t tokens, int32_t heads,
+                          int32_t kv_heads, int32_t head_dim) {
   for (int64_t t = 0; t < tokens; ++t) {
     const half* cos_sin = cos_sin_cache + int64_t(positions[t]) * head_dim;
     rotate(query + t * heads * head_dim, cos_sin, heads, head_dim);

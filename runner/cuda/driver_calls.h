@@ -12,20 +12,44 @@ namespace kgate::cuda {
 
 // cuda.h maps some names to versioned symbols (cuMemAlloc -> cuMemAlloc_v2);
 // decltype picks the signature of the version this build was made against.
-#define KGATE_CUDA_CALLS(X)                                                                     \
-  X(cuInit)                                                                                     \
-  X(cuDriverGetVersion)                                                                         \
-  X(cuDeviceGet)                                                                                \
-  X(cuDeviceGetCount) X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceGetPCIBusId)         \
-      X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent)               \
-          X(cuCtxSynchronize) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)       \
-              X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync)              \
-                  X(cuMemcpyDtoDAsync) X(cuMemsetD8Async) X(cuMemsetD32Async)                   \
-                      X(cuModuleLoadDataEx) X(cuModuleUnload) X(cuModuleGetFunction)            \
-                          X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuLaunchKernel)         \
-                              X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)               \
-                                  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuMemHostAlloc) \
-                                      X(cuMemHostGetDevicePointer) X(cuMemFreeHost)
+// clang-format off
+#define KGATE_CUDA_CALLS(X) \
+  X(cuInit) \
+  X(cuDriverGetVersion) \
+  X(cuDeviceGet) \
+  X(cuDeviceGetCount) \
+  X(cuDeviceGetName) \
+  X(cuDeviceGetAttribute) \
+  X(cuDeviceGetPCIBusId) \
+  X(cuDevicePrimaryCtxRetain) \
+  X(cuDevicePrimaryCtxRelease) \
+  X(cuCtxSetCurrent) \
+  X(cuCtxSynchronize) \
+  X(cuStreamCreate) \
+  X(cuStreamDestroy) \
+  X(cuStreamSynchronize) \
+  X(cuMemAlloc) \
+  X(cuMemFree) \
+  X(cuMemcpyHtoDAsync) \
+  X(cuMemcpyDtoHAsync) \
+  X(cuMemcpyDtoDAsync) \
+  X(cuMemsetD8Async) \
+  X(cuMemsetD32Async) \
+  X(cuModuleLoadDataEx) \
+  X(cuModuleUnload) \
+  X(cuModuleGetFunction) \
+  X(cuFuncGetAttribute) \
+  X(cuFuncSetAttribute) \
+  X(cuLaunchKernel) \
+  X(cuEventCreate) \
+  X(cuEventDestroy) \
+  X(cuEventRecord) \
+  X(cuEventSynchronize) \
+  X(cuEventElapsedTime) \
+  X(cuMemHostAlloc) \
+  X(cuMemHostGetDevicePointer) \
+  X(cuMemFreeHost)
+// clang-format on
 
 struct Calls {
 #define KGATE_CUDA_MEMBER(name) decltype(&::name) name = nullptr;

@@ -10,6 +10,7 @@
 #include "runner/host/host_library.h"
 #include "runner/inputs.h"
 #include "runner/launch_plan.h"
+#include "runner/reference.h"
 
 namespace kgate {
 namespace {
@@ -20,19 +21,35 @@ void phase_marker(const char* phase) {
   std::fflush(stderr);
 }
 
-using HostData = std::vector<std::vector<unsigned char>>;  // one entry per arg
-
 struct Buffers {
   std::vector<DeviceAddress> addresses;  // 0 for scalars
   std::vector<ArgSlot> slots;
 };
 
-Result<Buffers> allocate(Device& device, const LaunchPlan& plan) {
+// Releases every buffer a measurement allocated, so a device shared by many
+// measurements (MeasureRequest::device) does not fill up.
+class Allocations {
+ public:
+  explicit Allocations(Device& device) : device_(device) {}
+  ~Allocations() {
+    for (DeviceAddress a : addresses_) device_.release(a);
+  }
+  Allocations(const Allocations&) = delete;
+  Allocations& operator=(const Allocations&) = delete;
+  void add(DeviceAddress a) { addresses_.push_back(a); }
+
+ private:
+  Device& device_;
+  std::vector<DeviceAddress> addresses_;
+};
+
+Result<Buffers> allocate(Device& device, const LaunchPlan& plan, Allocations& owned) {
   Buffers b;
   for (const ArgPlan& a : plan.args) {
     if (a.arg->is_buffer) {
       auto address = device.allocate(a.bytes);
       if (!address.ok()) return address.error();
+      owned.add(*address);
       b.addresses.push_back(*address);
       ArgSlot slot;
       std::memcpy(slot.bytes, &*address, 8);
@@ -44,15 +61,6 @@ Result<Buffers> allocate(Device& device, const LaunchPlan& plan) {
     }
   }
   return b;
-}
-
-HostData make_inputs(const LaunchPlan& plan, uint64_t seed) {
-  HostData data(plan.args.size());
-  for (size_t i = 0; i < plan.args.size(); ++i) {
-    const ArgPlan& a = plan.args[i];
-    if (a.arg->is_buffer && a.arg->role != ArgRole::kOutput) data[i] = make_input(a, seed, i);
-  }
-  return data;
 }
 
 // Uploads inputs and poisons outputs.
@@ -79,36 +87,6 @@ Result<HostData> read_outputs(Device& device, const LaunchPlan& plan, const Buff
     KGATE_RETURN_IF_ERROR(device.download(out[i].data(), buffers.addresses[i], a.bytes));
   }
   return out;
-}
-
-// Runs the reference on host copies of the inputs; outputs come back in double.
-std::vector<std::vector<double>> run_reference(const HostLibrary& reference, const LaunchPlan& plan,
-                                               const HostData& inputs) {
-  std::vector<std::vector<double>> outputs(plan.args.size());
-  HostData input_copies = inputs;
-  std::vector<ArgSlot> slots(plan.args.size());
-  for (size_t i = 0; i < plan.args.size(); ++i) {
-    const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer) {
-      slots[i] = a.scalar;
-      continue;
-    }
-    void* pointer;
-    if (a.arg->role == ArgRole::kInput) {
-      pointer = input_copies[i].data();
-    } else {
-      outputs[i].assign(a.count, std::nan(""));
-      if (a.arg->role == ArgRole::kInOut)
-        for (int64_t e = 0; e < a.count; ++e)
-          outputs[i][e] = load_as_double(a.arg->dtype, inputs[i].data(), e);
-      pointer = outputs[i].data();
-    }
-    std::memcpy(slots[i].bytes, &pointer, 8);
-  }
-  std::vector<void*> pointers;
-  for (ArgSlot& s : slots) pointers.push_back(s.bytes);
-  reference.call(pointers.data());
-  return outputs;
 }
 
 Result<HostData> run_once(Device& device, LoadedKernel& kernel, const LaunchPlan& plan,
@@ -138,10 +116,14 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
     return m;
   };
 
-  phase_marker("open device");
-  auto device_or = r.backend->open_device(r.gpu);
-  if (!device_or.ok()) return error(device_or.error().message);
-  Device& device = **device_or;
+  std::unique_ptr<Device> opened;
+  if (!r.device) {
+    phase_marker("open device");
+    auto device_or = r.backend->open_device(r.gpu);
+    if (!device_or.ok()) return error(device_or.error().message);
+    opened = std::move(device_or.value());
+  }
+  Device& device = r.device ? *r.device : *opened;
   m.device = device.info();
 
   auto head_plan = plan_launch(*r.kernel, r.impl, *r.shape, r.head->tunables);
@@ -168,20 +150,24 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
     base = std::move(loaded.value());
   }
 
-  auto head_buffers = allocate(device, *head_plan);
+  Allocations owned(device);
+  auto head_buffers = allocate(device, *head_plan, owned);
   if (!head_buffers.ok()) return error(head_buffers.error().message);
   std::optional<Buffers> base_buffers;
   if (r.base) {
-    auto b = allocate(device, *base_plan);
+    auto b = allocate(device, *base_plan, owned);
     if (!b.ok()) return error(b.error().message);
     base_buffers = std::move(b.value());
   }
 
   // Correctness on fresh inputs, then the same inputs again.
   const Tolerance& tol = r.kernel->tolerance;
-  HostData inputs = make_inputs(*head_plan, r.seed);
-  phase_marker("reference");
-  auto expected = run_reference(**reference, *head_plan, inputs);
+  // Both input sets (this check's and the check after timing) and their
+  // references at once: the references run side by side on threads.
+  phase_marker("inputs and reference");
+  auto sets = prepare_reference_sets(**reference, *head_plan, {r.seed, r.seed + 1});
+  const HostData& inputs = sets[0].inputs;
+  const auto& expected = sets[0].expected;
   phase_marker("head check");
   auto first = run_once(device, **head, *head_plan, *head_buffers, inputs);
   if (!first.ok()) return fail("head failed to run: " + first.error().message);
@@ -212,18 +198,22 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
     std::vector<Buffers> head_sets = {*head_buffers}, base_sets;
     if (r.base) base_sets.push_back(*base_buffers);
     for (int c = 1; c < copies; ++c) {
-      auto h = allocate(device, *head_plan);
+      auto h = allocate(device, *head_plan, owned);
       if (!h.ok()) return error(h.error().message);
       head_sets.push_back(*h);
       if (r.base) {
-        auto b = allocate(device, *base_plan);
+        auto b = allocate(device, *base_plan, owned);
         if (!b.ok()) return error(b.error().message);
         base_sets.push_back(*b);
       }
     }
     phase_marker("timing setup");
     for (int c = 0; c < copies; ++c) {
-      HostData data = make_inputs(*head_plan, r.seed + 100 + c);
+      // The first copy times on the checked inputs (already drawn: for a
+      // large shape, the only copy); the others are drawn afresh.
+      HostData fresh;
+      if (c > 0) fresh = make_inputs(*head_plan, r.seed + 100 + c);
+      const HostData& data = c == 0 ? inputs : fresh;
       if (auto s = prepare(device, *head_plan, head_sets[c], data); !s.ok())
         return error(s.error().message);
       if (r.base)
@@ -278,11 +268,9 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
 
   // Checked again after timing, on new inputs: results reused between calls fail here.
   phase_marker("head check after timing");
-  HostData after_inputs = make_inputs(*head_plan, r.seed + 1);
-  auto after_expected = run_reference(**reference, *head_plan, after_inputs);
-  auto after = run_once(device, **head, *head_plan, *head_buffers, after_inputs);
+  auto after = run_once(device, **head, *head_plan, *head_buffers, sets[1].inputs);
   if (!after.ok()) return fail("head failed to run after timing: " + after.error().message);
-  m.check_after = compare_outputs(*head_plan, *after, after_expected, tol);
+  m.check_after = compare_outputs(*head_plan, *after, sets[1].expected, tol);
   m.check_after.seed = r.seed + 1;
   if (!m.check_after.passed)
     return fail("wrong result on new inputs after timing: " + m.check_after.reason);

@@ -28,6 +28,9 @@ struct MeasureRequest {
   const Shape* shape = nullptr;
   Backend* backend = nullptr;
   int gpu = 0;
+  // Already open (one device context for many measurements in one process,
+  // as bench/ does); null: opened here from backend and gpu.
+  Device* device = nullptr;
   const Program* head = nullptr;
   const Program* base = nullptr;  // null: no A/B, head alone
   const Program* reference = nullptr;

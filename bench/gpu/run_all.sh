@@ -5,7 +5,7 @@
 #   bench/gpu/run_all.sh CARRIED OUT [STAGE...]
 # (bench/gpu/bundle.sh BUILD CARRIED makes CARRIED.) With no STAGE, every stage runs.
 # CARRIED holds bin/ (kgate, runner_tests, runner_gpu_tests, bench_cuda,
-# stripped), lib/ (shared libraries the GPU machine may lack: libgit2 and its
+# bench_gate_recorded, bench_host_inputs, stripped), lib/ (shared libraries the GPU machine may lack: libgit2 and its
 # dependencies), src/ (examples/ and bench/pytorch_ops.py) and this script.
 # The toolkit's libnvrtc.so.13 must be on the machine (CUDA 13).
 set -u
@@ -38,9 +38,14 @@ run_if profile_tests 200 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.*'
 run_if kgate_run 150 "$D/bin/kgate" run examples/llm-ops --backend cuda --seed 1 --json "$OUT/kgate_run.json"
 run_if bench_cuda 100 "$D/bin/bench_cuda" --manifest examples/llm-ops --json "$OUT/bench_cuda.json"
 run_if pytorch 60 python3 "$D/src/bench/pytorch_ops.py" --manifest examples/llm-ops/kgate.json --json "$OUT/pytorch.json"
-# The gate's decision rules on recorded H200 timings: A/A gates, then planted slowdowns.
-run_if gate_prefill 150 "$D/bin/bench_gate_recorded" examples/llm-ops rmsnorm prefill-2k 100 0.2
-run_if gate_decode 120 "$D/bin/bench_gate_recorded" examples/llm-ops rmsnorm decode-b1 60 0.2
+# Host work of a check on the largest shape (inputs, references) with this machine's cores.
+run_if host_inputs 90 "$D/bin/bench_host_inputs" examples/llm-ops gemv lm-head-b1 2
+# The example kernels' correctness on every shape (lm-head-b1 is the long one).
+run_if examples_correct 300 "$D/bin/runner_gpu_tests" --gtest_filter='CudaGpuTest.EveryExampleKernelIsCorrectOnEveryShape'
+# The gate's decision rules on recorded timings: one process, one device context, 40 s of A/A
+# rounds per kernel-shape, replayed as >= 100 gates: A/A, planted +2/5/10%, two simple rules.
+# Markdown for docs/BENCHMARKS.md in gate_recorded.md; the recordings in gate_recordings/.
+run_if gate_recorded 235 "$D/bin/bench_gate_recorded" record examples/llm-ops rmsnorm/prefill-2k fused_add_rmsnorm/prefill-8k rmsnorm/decode-b1 silu_and_mul/decode-b1 --seconds 40 --save "$OUT/gate_recordings" --markdown "$OUT/gate_recorded.md"
 # A tuner episode per kernel on the GPU (speedup over the first version, gated).
 run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes
 run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backend cuda --shape prefill-8k --json "$OUT/profile.json"

@@ -27,7 +27,17 @@ std::string make_trampoline(const Kernel& kernel, const std::string& entry,
   }
   s << "};\nconstexpr bool kPointers[] = {";
   for (const Arg& arg : kernel.args) s << (arg.is_buffer ? "true" : "false") << ", ";
+  s << "};\nconstexpr bool kConstInputs[] = {";
+  for (const Arg& arg : kernel.args)
+    s << (purpose == TrampolineFor::kReference && arg.is_buffer && arg.role == ArgRole::kInput
+              ? "true"
+              : "false")
+      << ", ";
   s << "};\n"
+    << "template <class T> constexpr bool points_to_const() {\n"
+    << "  if constexpr (std::is_pointer_v<T>) return std::is_const_v<std::remove_pointer_t<T>>; "
+       "else return false;\n"
+    << "}\n"
     << "template <class... P, std::size_t... I>\n"
     << "void invoke(void (*f)(P...), void** a, std::index_sequence<I...>) {\n"
     << "  static_assert(sizeof...(P) == " << kernel.args.size() << ", \"" << entry
@@ -39,6 +49,11 @@ std::string make_trampoline(const Kernel& kernel, const std::string& entry,
     << "\");\n"
     << "  static_assert(((std::is_pointer_v<P> == kPointers[I]) && ...), \"a parameter of " << entry
     << " is a pointer where kgate.json has a scalar, or the reverse\");\n"
+    << "  static_assert(((!kConstInputs[I] || points_to_const<P>()) && ...), \"an input buffer "
+       "parameter of "
+    << entry
+    << " is not a pointer to const (the reference reads its inputs in place, on several "
+       "threads: declare them const T*)\");\n"
     << "  f(*static_cast<std::remove_cv_t<P>*>(a[I])...);\n"
     << "}\n"
     << "}  // namespace kgate_trampoline\n"

@@ -4,6 +4,7 @@
 // keeps a second kgate off a GPU that is being timed. Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <thread>
 
@@ -49,7 +50,12 @@ TEST_F(CudaGpuTest, EveryExampleKernelIsCorrectOnEveryShape) {
     KernelRunOptions options;
     options.seed = 20261130;
     options.time = false;  // timing is bench/'s job; correctness here
+    auto started = std::chrono::steady_clock::now();
     auto report = run_kernel(*manifest, kernel, *backend, options);
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::printf("  %s: %zu shapes checked in %.1f s\n", kernel.name.c_str(),
+                report.ok() ? report->shapes.size() : 0, seconds);
     ASSERT_TRUE(report.ok()) << kernel.name << ": " << report.error().message;
     ASSERT_TRUE(report->compiled) << kernel.name << ": " << report->compile_error;
     for (const ShapeMeasurement& m : report->shapes) {

@@ -111,7 +111,7 @@ TEST(RecordedReplay, GpuLikeRecordingKeepsFalseAlarmsLowAndCatchesSlowdowns) {
 
 TEST(RecordedReplay, MarkdownShowsRatesTargetsAndATradeOffWhenMissed) {
   NoiseModel noisy{NoiseShape::kLognormal, 4e-6, 0.30};
-  RecordedRounds r = simulated(noisy, 30000, 5, 1e-4);
+  RecordedRounds r = simulated(noisy, 8000, 5, 1e-4);
   ReplayOptions o;
   o.policy.budget_s = 0.01;  // far too short for 30% noise: the 5% target is missed
   ReplayResult result = replay_gates(r, o, {0, 0.02, 0.05, 0.10});

@@ -139,7 +139,10 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
     const long top = static_cast<long>(a.sorted.size()) - 1;
     switch (a.knob) {
       case Knob::kWidth:
-        add({{&a, top}}, memory ? 1 : launch ? 3 : 9,
+        add({{&a, top}},
+            memory   ? 1
+            : launch ? 3
+                     : 9,
             "the widest access moves the most bytes per load instruction (16-byte vectors) and "
             "keeps more bytes in flight per thread",
             "up to 2-4x on memory-bound shapes",
@@ -150,7 +153,10 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
             "some occupancy back", safe);
         break;
       case Knob::kReuse:
-        add({{&a, top}}, memory ? 2 : launch ? 3 : 9,
+        add({{&a, top}},
+            memory   ? 2
+            : launch ? 3
+                     : 9,
             "each load serves the most rows of the tile, so fewer bytes are read in total",
             "up to the tile size on shapes with several rows", "more registers for the partials");
         add({{&a, a.at + 1}}, memory ? 4 : 6, "more reuse of each load", "10-100%",
@@ -166,11 +172,14 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
         add({{&a, a.at + 2}}, memory ? 5 : 8, "much more work in flight per thread", "up to 4x",
             "more registers");
         add({{&a, a.at - 1}}, registers ? 1 : 7,
-            "less work per thread needs fewer registers, so occupancy rises and spills go",
-            "5-30%", safe);
+            "less work per thread needs fewer registers, so occupancy rises and spills go", "5-30%",
+            safe);
         break;
       case Knob::kRows:
-        add({{&a, a.at + 1}}, launch ? 1 : memory ? 4 : 7,
+        add({{&a, a.at + 1}},
+            launch   ? 1
+            : memory ? 4
+                     : 7,
             "more rows per block: fewer, larger blocks and a cheaper reduction per row", "5-50%",
             safe);
         add({{&a, a.at + 2}}, launch ? 2 : 6, "many more rows per block", "5-50%", safe);
@@ -178,12 +187,18 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
             "5-30%", safe);
         break;
       case Knob::kBlock:
-        add({{&a, a.at + 1}}, launch ? 1 : memory ? 5 : 7,
+        add({{&a, a.at + 1}},
+            launch   ? 1
+            : memory ? 5
+                     : 7,
             "larger blocks give each multiprocessor more resident warps per block to hide latency",
             "5-30%", safe);
-        add({{&a, a.at - 1}}, registers ? 3 : memory ? 5 : 7,
-            "smaller blocks: more blocks per multiprocessor and less waiting at barriers",
-            "5-30%", safe);
+        add({{&a, a.at - 1}},
+            registers ? 3
+            : memory  ? 5
+                      : 7,
+            "smaller blocks: more blocks per multiprocessor and less waiting at barriers", "5-30%",
+            safe);
         add({{&a, a.at + 2}}, launch ? 2 : 7, "much larger blocks", "5-30%", safe);
         add({{&a, a.at - 2}}, 7, "much smaller blocks", "5-30%", safe);
         break;
@@ -258,7 +273,8 @@ std::string bandwidth_text(const nlohmann::json& ctx) {
     rows.push_back({bytes / t / 1e9, s.value("shape", "") + text});
   }
   if (rows.empty()) return "no per-shape timing in the profile";
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string out;
   for (size_t i = 0; i < rows.size() && i < 4; ++i) out += (i ? ", " : "") + rows[i].second;
   return out;
@@ -345,7 +361,8 @@ class Tuner : public AgentProvider {
           if (v == from) continue;
           any = true;
           auto d = last_dir.find(n);
-          if (d == last_dir.end() || (v > from ? 1 : -1) != d->second || !adjacent(declared[n], from, v))
+          if (d == last_dir.end() || (v > from ? 1 : -1) != d->second ||
+              !adjacent(declared[n], from, v))
             continues = false;
         }
         if (any && continues) {

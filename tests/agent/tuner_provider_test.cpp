@@ -116,7 +116,8 @@ TEST(TunerSearch, APairMoveFollowsWhenSingleStepsAreTried) {
   json unroll2 = {{"BLOCK", 256}, {"UNROLL", 2}, {"VEC", 8}};
   json vec8 = best;
   // VEC 1 -> 8 was kept; UNROLL 2 alone brought nothing. Next: UNROLL up with BLOCK down.
-  Variables p = proposal(context(kRowKernel, best, "memory-bound", {{vec8, true}, {unroll2, false}}));
+  Variables p =
+      proposal(context(kRowKernel, best, "memory-bound", {{vec8, true}, {unroll2, false}}));
   EXPECT_EQ(p, (Variables{{"BLOCK", 128}, {"UNROLL", 2}, {"VEC", 8}}));
 }
 

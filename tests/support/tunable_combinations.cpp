@@ -27,7 +27,8 @@ std::vector<Variables> all_combinations(const std::vector<Tunable>& tunables) {
 std::vector<Variables> pairwise_combinations(const std::vector<Tunable>& tunables) {
   const size_t n = tunables.size();
   if (n < 2) return all_combinations(tunables);
-  using Pair = std::tuple<size_t, size_t, size_t, size_t>;  // tunable i, value a, tunable j, value b
+  using Pair =
+      std::tuple<size_t, size_t, size_t, size_t>;  // tunable i, value a, tunable j, value b
   std::set<Pair> uncovered;
   for (size_t i = 0; i < n; ++i)
     for (size_t j = i + 1; j < n; ++j)

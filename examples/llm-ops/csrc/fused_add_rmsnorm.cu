@@ -76,8 +76,9 @@ __device__ void row_add_norm(__half* in, __half* res, const __half* weight, int 
   }
 }
 
-extern "C" __global__ void TUNED_LAUNCH_BOUNDS fused_add_rmsnorm(__half* input, __half* residual, const __half* weight,
-                                             int rows, int cols, float eps) {
+extern "C" __global__ void TUNED_LAUNCH_BOUNDS fused_add_rmsnorm(__half* input, __half* residual,
+                                                                 const __half* weight, int rows,
+                                                                 int cols, float eps) {
   const long long row = blockIdx.x;
   __half* in = input + row * cols;
   __half* res = residual + row * cols;

@@ -67,8 +67,9 @@ __device__ void row_norm(__half* o, const __half* in, const __half* weight, int 
   }
 }
 
-extern "C" __global__ void TUNED_LAUNCH_BOUNDS rmsnorm(__half* out, const __half* x, const __half* weight, int rows,
-                                   int cols, float eps) {
+extern "C" __global__ void TUNED_LAUNCH_BOUNDS rmsnorm(__half* out, const __half* x,
+                                                       const __half* weight, int rows, int cols,
+                                                       float eps) {
   const long long row = blockIdx.x;
   const __half* in = x + row * cols;
   __half* o = out + row * cols;

@@ -64,8 +64,8 @@ __device__ void rotate_vec(__half* x, const __half* cos_sin, int heads, int head
 extern "C" __global__ void TUNED_LAUNCH_BOUNDS rotary_embedding(__half* query, __half* key,
                                                                 const int* positions,
                                                                 const __half* cos_sin_cache,
-                                                                int tokens, int heads,
-                                                                int kv_heads, int head_dim) {
+                                                                int tokens, int heads, int kv_heads,
+                                                                int head_dim) {
   const long long t = blockIdx.x;
   const __half* cos_sin = cos_sin_cache + static_cast<long long>(positions[t]) * head_dim;
   if (VEC > 1 && (head_dim / 2) % VEC == 0 && is_aligned<VEC>(query) && is_aligned<VEC>(key) &&

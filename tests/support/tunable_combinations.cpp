@@ -1,5 +1,6 @@
 #include "support/tunable_combinations.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <tuple>
@@ -68,6 +69,20 @@ std::vector<Variables> pairwise_combinations(const std::vector<Tunable>& tunable
     }
     cover(pick);
     out.push_back(to_variables(pick));
+  }
+  return out;
+}
+
+std::vector<Variables> value_rotations(const std::vector<Tunable>& tunables) {
+  size_t count = 1;
+  for (const Tunable& t : tunables) count = std::max(count, t.values.size());
+  std::vector<Variables> out;
+  for (size_t i = 0; i < count; ++i) {
+    Variables v;
+    for (size_t t = 0; t < tunables.size(); ++t)
+      if (!tunables[t].values.empty())
+        v[tunables[t].name] = tunables[t].values[(i + (i ? t : 0)) % tunables[t].values.size()];
+    out.push_back(v);
   }
   return out;
 }

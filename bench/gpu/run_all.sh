@@ -48,6 +48,6 @@ run_if gate_decode 120 "$D/bin/bench_gate_recorded" examples/llm-ops rmsnorm dec
 run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes
 # A tuner episode on each of the six CUDA example kernels and the table for docs/BENCHMARKS.md
 # (OUT/episodes.md; PyTorch eager and the copy ceiling are measured in the same stage).
-run_if episodes 480 bash "$D/src/bench/gpu/episodes.sh" "$D/bin/kgate" examples/llm-ops "$OUT"
+run_if episodes 600 bash "$D/src/bench/gpu/episodes.sh" "$D/bin/kgate" examples/llm-ops "$OUT"
 run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backend cuda --shape prefill-8k --json "$OUT/profile.json"
 grep -hE "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT"/*tests.log 2>/dev/null

@@ -54,10 +54,11 @@ class ExampleTunablesCompile : public ::testing::Test {
       ++built;
       auto block = combo.find("BLOCK");
       int registers = outcome->program.resources.registers;
-      if (block != combo.end() && registers > 0)
+      if (block != combo.end() && registers > 0) {
         EXPECT_LE(registers * block->second, 65536)
             << kernel.name << " " << combination_text(combo) << " for " << arch << " uses "
             << registers << " registers per thread: a block cannot launch";
+      }
     }
     return built;
   }

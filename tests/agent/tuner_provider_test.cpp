@@ -82,7 +82,6 @@ TEST(TunerSearch, MemoryBoundJumpsToTheWidestAccessFirst) {
 
 TEST(TunerSearch, ReuseComesAfterWidthThenWorkInFlight) {
   json best = {{"BLOCK", 256}, {"UNROLL", 1}, {"VEC", 8}, {"ROWS", 1}, {"BATCH_TILE", 1}};
-  json defaults = {{"BLOCK", 256}, {"UNROLL", 1}, {"VEC", 1}, {"ROWS", 1}, {"BATCH_TILE", 1}};
   json vec8 = best;
   // VEC was the last kept change and cannot grow further: reuse to its largest is next.
   Variables p = proposal(context(kGemv, best, "memory-bound", {{vec8, true}}));
@@ -94,7 +93,6 @@ TEST(TunerSearch, ReuseComesAfterWidthThenWorkInFlight) {
   p = proposal(context(kGemv, best, "memory-bound", {{vec8, true}, {tile8, false}}));
   EXPECT_EQ(p.at("UNROLL"), 2);
   EXPECT_EQ(p.at("BATCH_TILE"), 1);
-  (void)defaults;
 }
 
 TEST(TunerSearch, RegisterLimitedStepsBack) {

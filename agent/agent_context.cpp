@@ -253,6 +253,9 @@ AgentRequest build_propose_request(const ContextInput& in) {
   r.structured_answer = true;
   nlohmann::json declared = nlohmann::json::object();
   for (const Tunable& t : impl.tunables) declared[t.name] = t.values;
+  // Per shape: the best's median and bytes moved, so an agent can compute bandwidth.
+  nlohmann::json best_timing_json = nlohmann::json::array();
+  for (const ShapeEvaluation& s : in.best_timing) best_timing_json.push_back(s.to_json());
   r.context = {{"kernel", k.name},
                {"family", k.family},
                {"backend", backend},
@@ -271,7 +274,8 @@ AgentRequest build_propose_request(const ContextInput& in) {
                {"profile",
                 {{"summary", profile},
                  {"bottleneck", classify_bottleneck(in.best_timing, in.best_resources, backend)},
-                 {"resources", in.best_resources.to_json()}}},
+                 {"resources", in.best_resources.to_json()},
+                 {"timing", best_timing_json}}},
                {"recent", recent_json},
                {"tried", tried_json},
                {"lessons", lessons_json},

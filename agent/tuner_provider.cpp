@@ -1,6 +1,8 @@
 #include "agent/tuner_provider.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <regex>
 #include <set>
@@ -43,16 +45,18 @@ std::string upper(std::string s) {
   return s;
 }
 
-// What a tunable's name says it controls.
-enum class Knob { kWorkPerThread, kBlock, kOther };
+// What a tunable's name says it controls. The order of the checks matters:
+// ROWS_PER_BLOCK is about rows, BATCH_TILE about reuse, not blocks or work.
+enum class Knob { kWidth, kReuse, kWork, kRows, kBlock, kOther };
 Knob knob_of(const std::string& name) {
   std::string n = upper(name);
-  for (const char* w :
-       {"VEC", "UNROLL", "ACCUM", "ELEM", "ITEMS", "PER_THREAD", "WIDTH", "TILE", "ILP"})
-    if (n.find(w) != std::string::npos) return Knob::kWorkPerThread;
-  if (n.find("BLOCK") != std::string::npos || n.find("THREADS") != std::string::npos ||
-      n.find("WARPS") != std::string::npos)
-    return Knob::kBlock;
+  auto has = [&](const char* w) { return n.find(w) != std::string::npos; };
+  if (has("VEC") || has("WIDTH")) return Knob::kWidth;
+  if (has("BATCH") || has("TILE") || has("REUSE")) return Knob::kReuse;
+  if (has("ROWS") || has("PER_BLOCK")) return Knob::kRows;
+  for (const char* w : {"UNROLL", "ACCUM", "ELEM", "ITEMS", "PER_THREAD", "ILP"})
+    if (has(w)) return Knob::kWork;
+  if (has("BLOCK") || has("THREADS") || has("WARPS")) return Knob::kBlock;
   return Knob::kOther;
 }
 
@@ -84,6 +88,196 @@ std::string settings_text(const Settings& s) {
   for (const auto& [n, v] : s.first) t += (t.empty() ? "" : " ") + n + "=" + std::to_string(v);
   for (const auto& f : s.second) t += (t.empty() ? "" : " ") + f;
   return t.empty() ? "defaults" : t;
+}
+
+// The moves from the best in the declared tunables, each with a priority
+// (lower first) from the bottleneck class:
+//   memory-bound (or unknown): the widest access first (VEC to its largest
+//     value: one 16-byte load instead of eight 2-byte ones), reuse to its
+//     largest (BATCH_TILE: each weight load serves more batch rows), then more
+//     accesses in flight one step at a time (UNROLL, ELEMS), then coordinated
+//     pairs (more work per thread with a smaller block: the same threads'
+//     worth of work in fewer, busier threads, where one-at-a-time steps stall),
+//     then rows per block and block sizes;
+//   register-limited: less work per thread, narrower accesses, smaller blocks;
+//   launch-bound: fewer, larger blocks (BLOCK, ROWS up) and more work per
+//     thread.
+std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>>& declared,
+                                const Settings& best, const std::string& bottleneck) {
+  const bool memory = bottleneck == "memory-bound" || bottleneck == "unknown";
+  const bool registers = bottleneck == "register-limited";
+  const bool launch = bottleneck == "launch-bound";
+  struct Axis {
+    std::string name;
+    Knob knob;
+    std::vector<int64_t> sorted;
+    long at;  // index of the best's value in sorted
+  };
+  std::vector<Axis> axes;
+  for (const auto& [name, values] : declared) {
+    std::vector<int64_t> sorted = values;
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    auto it = best.first.find(name);
+    if (it == best.first.end()) continue;
+    auto at = std::find(sorted.begin(), sorted.end(), it->second);
+    if (at == sorted.end()) continue;
+    axes.push_back({name, knob_of(name), sorted, static_cast<long>(at - sorted.begin())});
+  }
+  std::vector<Move> moves;
+  const std::string safe = "none for correctness (the gate checks every shape)";
+  auto add = [&](std::vector<std::pair<const Axis*, long>> steps, int priority, std::string why,
+                 std::string expected, std::string risks) {
+    Settings s = best;
+    for (const auto& [axis, to] : steps) {
+      if (to < 0 || to >= static_cast<long>(axis->sorted.size()) || to == axis->at) return;
+      s.first[axis->name] = axis->sorted[to];
+    }
+    moves.push_back({s, priority, "", std::move(why), std::move(expected), std::move(risks)});
+  };
+  for (const Axis& a : axes) {
+    const long top = static_cast<long>(a.sorted.size()) - 1;
+    switch (a.knob) {
+      case Knob::kWidth:
+        add({{&a, top}},
+            memory   ? 1
+            : launch ? 3
+                     : 9,
+            "the widest access moves the most bytes per load instruction (16-byte vectors) and "
+            "keeps more bytes in flight per thread",
+            "up to 2-4x on memory-bound shapes",
+            "more registers; shapes that do not allow wide accesses take the scalar path");
+        add({{&a, a.at + 1}}, memory ? 3 : 6, "wider accesses move more bytes per instruction",
+            "10-100%", "more registers");
+        add({{&a, a.at - 1}}, registers ? 2 : 8, "narrower accesses need fewer registers",
+            "some occupancy back", safe);
+        break;
+      case Knob::kReuse:
+        add({{&a, top}},
+            memory   ? 2
+            : launch ? 3
+                     : 9,
+            "each load serves the most rows of the tile, so fewer bytes are read in total",
+            "up to the tile size on shapes with several rows", "more registers for the partials");
+        add({{&a, a.at + 1}}, memory ? 4 : 6, "more reuse of each load", "10-100%",
+            "more registers");
+        add({{&a, a.at - 1}}, registers ? 2 : 8, "fewer partials per thread free registers",
+            "some occupancy back", safe);
+        break;
+      case Knob::kWork:
+        add({{&a, a.at + 1}}, memory || launch ? 3 : 8,
+            "more independent accesses per thread keep more memory requests (and partial sums) in "
+            "flight",
+            "up to 2x", "more registers; tail handling on odd shapes");
+        add({{&a, a.at + 2}}, memory ? 5 : 8, "much more work in flight per thread", "up to 4x",
+            "more registers");
+        add({{&a, a.at - 1}}, registers ? 1 : 7,
+            "less work per thread needs fewer registers, so occupancy rises and spills go", "5-30%",
+            safe);
+        break;
+      case Knob::kRows:
+        add({{&a, a.at + 1}},
+            launch   ? 1
+            : memory ? 4
+                     : 7,
+            "more rows per block: fewer, larger blocks and a cheaper reduction per row", "5-50%",
+            safe);
+        add({{&a, a.at + 2}}, launch ? 2 : 6, "many more rows per block", "5-50%", safe);
+        add({{&a, a.at - 1}}, registers ? 3 : 7, "fewer rows per block: more blocks to spread",
+            "5-30%", safe);
+        break;
+      case Knob::kBlock:
+        add({{&a, a.at + 1}},
+            launch   ? 1
+            : memory ? 5
+                     : 7,
+            "larger blocks give each multiprocessor more resident warps per block to hide latency",
+            "5-30%", safe);
+        add({{&a, a.at - 1}},
+            registers ? 3
+            : memory  ? 5
+                      : 7,
+            "smaller blocks: more blocks per multiprocessor and less waiting at barriers", "5-30%",
+            safe);
+        add({{&a, a.at + 2}}, launch ? 2 : 7, "much larger blocks", "5-30%", safe);
+        add({{&a, a.at - 2}}, 7, "much smaller blocks", "5-30%", safe);
+        break;
+      case Knob::kOther:
+        add({{&a, a.at + 1}}, 6, "explores " + a.name + " around the best", "5-30%", safe);
+        add({{&a, a.at - 1}}, 6, "explores " + a.name + " around the best", "5-30%", safe);
+        break;
+    }
+  }
+  // Coordinated pairs: the same work in fewer, busier threads (work or width
+  // up one step, block down one), and the reverse.
+  for (const Axis& w : axes) {
+    if (w.knob != Knob::kWork && w.knob != Knob::kWidth) continue;
+    for (const Axis& b : axes) {
+      if (b.knob != Knob::kBlock) continue;
+      add({{&w, w.at + 1}, {&b, b.at - 1}}, memory ? 4 : 7,
+          "more work per thread with a smaller block: as many bytes in flight per block, more "
+          "blocks per multiprocessor (one-at-a-time moves stall here)",
+          "10-50%", "more registers");
+      add({{&w, w.at - 1}, {&b, b.at + 1}}, registers ? 2 : 7,
+          "less work per thread with a larger block: fewer registers per thread", "5-30%", safe);
+    }
+  }
+  return moves;
+}
+
+// Whether a and b are neighbours among the declared values.
+bool adjacent(std::vector<int64_t> values, int64_t a, int64_t b) {
+  std::sort(values.begin(), values.end());
+  auto ia = std::find(values.begin(), values.end(), a);
+  auto ib = std::find(values.begin(), values.end(), b);
+  return ia != values.end() && ib != values.end() && std::abs(ia - ib) == 1;
+}
+
+// The direction (+1 up, -1 down) of each tunable in the last kept change:
+// from the accepted iteration before it (or the defaults) to it.
+std::map<std::string, int> last_kept_direction(const nlohmann::json& ctx,
+                                               const std::map<std::string, int64_t>& defaults) {
+  std::vector<std::map<std::string, int64_t>> kept = {defaults};
+  std::vector<std::pair<int, std::map<std::string, int64_t>>> accepted;
+  for (const auto& t : ctx.value("tried", nlohmann::json::array()))
+    if (t.value("accepted", false))
+      accepted.push_back(
+          {t.value("iteration", 0), settings_from(t.value("tunables", nlohmann::json::object()),
+                                                  nlohmann::json::array(), defaults)
+                                        .first});
+  std::sort(accepted.begin(), accepted.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [i, t] : accepted) kept.push_back(t);
+  std::map<std::string, int> dir;
+  if (kept.size() < 2) return dir;
+  const auto& to = kept.back();
+  const auto& from = kept[kept.size() - 2];
+  for (const auto& [n, v] : to) {
+    auto f = from.find(n);
+    if (f != from.end() && f->second != v) dir[n] = v > f->second ? 1 : -1;
+  }
+  return dir;
+}
+
+// "prefill-8k 3871 GB/s (33.1 us), decode-b1 ...": the best's bandwidth per
+// shape, highest first, from the profile's timing.
+std::string bandwidth_text(const nlohmann::json& ctx) {
+  std::vector<std::pair<double, std::string>> rows;
+  const auto profile = ctx.value("profile", nlohmann::json::object());
+  for (const auto& s : profile.value("timing", nlohmann::json::array())) {
+    double t = s.value("best_s", 0.0);
+    double bytes = s.value("bytes_moved", 0.0);
+    if (t <= 0) continue;
+    char text[160];
+    std::snprintf(text, sizeof text, " %.0f GB/s (%.2f us)", bytes / t / 1e9, t * 1e6);
+    rows.push_back({bytes / t / 1e9, s.value("shape", "") + text});
+  }
+  if (rows.empty()) return "no per-shape timing in the profile";
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (size_t i = 0; i < rows.size() && i < 4; ++i) out += (i ? ", " : "") + rows[i].second;
+  return out;
 }
 
 class Tuner : public AgentProvider {
@@ -153,52 +347,29 @@ class Tuner : public AgentProvider {
                        "a similar gain",
                        "the lesson came from another kernel; its shapes may differ"});
     }
-    // Neighbours of the best in each tunable.
-    for (const auto& [name, values] : declared) {
-      auto at = std::find(values.begin(), values.end(), best.first[name]);
-      if (at == values.end()) continue;
-      size_t i = at - values.begin();
-      // Values are listed in the manifest's order; sort a copy so "up" is larger.
-      std::vector<int64_t> sorted = values;
-      std::sort(sorted.begin(), sorted.end());
-      size_t si = std::find(sorted.begin(), sorted.end(), values[i]) - sorted.begin();
-      Knob knob = knob_of(name);
-      for (int dir : {+1, -1})
-        for (int step : {1, 2}) {
-          long j = static_cast<long>(si) + dir * step;
-          if (j < 0 || j >= static_cast<long>(sorted.size())) continue;
-          Settings s = best;
-          s.first[name] = sorted[j];
-          int p = 5 + step;
-          std::string why, expected = "5-30%",
-                           risks = "none for correctness (the gate checks every shape)";
-          if (bottleneck == "memory-bound" || bottleneck == "unknown") {
-            if (knob == Knob::kWorkPerThread && dir > 0) {
-              p = step;
-              why =
-                  "more independent work per thread keeps more memory requests (and partial sums) "
-                  "in flight";
-              expected = step == 1 ? "up to 2x" : "up to 4x";
-              risks = "more registers; tail handling on odd shapes";
-            } else if (knob == Knob::kBlock && dir > 0) {
-              p = 2 + step;
-              why = "larger blocks give each multiprocessor more resident warps to hide latency";
-            }
-          } else if (bottleneck == "register-limited") {
-            if ((knob == Knob::kWorkPerThread || knob == Knob::kBlock) && dir < 0) {
-              p = step;
-              why = "less work per thread needs fewer registers, so occupancy rises and spills go";
-            }
-          } else if (bottleneck == "launch-bound") {
-            if ((knob == Knob::kBlock || knob == Knob::kWorkPerThread) && dir > 0) {
-              p = step;
-              why = "fewer, larger blocks amortize launch and scheduling overhead on small shapes";
-            }
-          }
-          if (why.empty()) why = "explores " + name + " around the best";
-          moves.push_back({s, p, "", why, expected, risks});
+    // Neighbours of the best: single steps, jumps, and coordinated pairs,
+    // ordered by the bottleneck class (tunable_moves).
+    for (Move& m : tunable_moves(declared, best, bottleneck)) moves.push_back(std::move(m));
+    // Momentum: one more step in the direction of the last kept change goes first.
+    std::map<std::string, int> last_dir = last_kept_direction(ctx, defaults);
+    if (!last_dir.empty())
+      for (Move& m : moves) {
+        if (m.priority < 0) continue;
+        bool continues = true, any = false;
+        for (const auto& [n, v] : m.settings.first) {
+          int64_t from = best.first[n];
+          if (v == from) continue;
+          any = true;
+          auto d = last_dir.find(n);
+          if (d == last_dir.end() || (v > from ? 1 : -1) != d->second ||
+              !adjacent(declared[n], from, v))
+            continues = false;
         }
-    }
+        if (any && continues) {
+          m.priority = 0;
+          m.why += "; it continues the last kept change";
+        }
+      }
     // Compiler options, added to the best's.
     std::vector<std::pair<std::string, std::string>> flag_options;
     if (backend == "cuda") {
@@ -233,8 +404,10 @@ class Tuner : public AgentProvider {
         break;
       }
     if (!pick)
-      return std::string("STOP: every neighbour of the best settings (" + settings_text(best) +
-                         ") in the declared tunables and compiler options has been tried.\n");
+      return "STOP: every neighbour of the best settings (" + settings_text(best) +
+             ") in the declared tunables and compiler options has been tried; what bounds the "
+             "best (" +
+             bottleneck + "): " + bandwidth_text(ctx) + ".\n";
     std::string change = describe_changes(best, pick->settings);
     std::ostringstream out;
     out << "BOTTLENECK: The profile classes this kernel as " << bottleneck << ".\n";
@@ -279,6 +452,18 @@ class Tuner : public AgentProvider {
       out << what << " gave wrong results: " << ctx.value("failure", "") << "; avoid this setting.";
     else
       out << what << " failed (" << outcome << "): " << ctx.value("failure", "") << ".";
+    // The numbers that bound the kernel now: bandwidth per shape of the kept version.
+    nlohmann::json timing = nlohmann::json::array();
+    if (outcome == "improved" && gate.is_object())
+      for (const auto& s : gate.value("shapes", nlohmann::json::array())) {
+        nlohmann::json t = s;
+        t["best_s"] = s.value("candidate_s", 0.0);
+        timing.push_back(t);
+      }
+    else
+      timing = ctx.value("best_timing", nlohmann::json::array());
+    out << " Bandwidth of the best version: " << bandwidth_text({{"profile", {{"timing", timing}}}})
+        << ".";
     return out.str();
   }
 

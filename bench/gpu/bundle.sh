@@ -21,6 +21,7 @@ for b in "${bins[@]}"; do ldd "$b"; done | awk '/=>/ {print $3}' | sort -u | whi
   esac
 done
 cp -r examples "$DEST/src/"
-mkdir -p "$DEST/src/bench" && cp bench/pytorch_ops.py "$DEST/src/bench/"
+mkdir -p "$DEST/src/bench/gpu" && cp bench/pytorch_ops.py bench/episodes_table.py "$DEST/src/bench/"
+cp bench/gpu/episodes.sh "$DEST/src/bench/gpu/"
 cp bench/gpu/run_all.sh "$DEST/"
 du -sh "$DEST"

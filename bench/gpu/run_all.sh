@@ -33,7 +33,10 @@ shift 2
 stages=("$@")
 run_if() { local name=$1; shift; if [ ${#stages[@]} -eq 0 ] || [[ " ${stages[*]} " == *" $name "* ]]; then stage "$name" "$@"; fi; }
 export KGATE_STATE_DIR=/tmp/kgate-state
-run_if tests 240 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests"
+run_if tests 240 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests --gtest_filter='-ExampleTunablesGpu.*'"
+# Every tunable value of every CUDA example kernel, correct on the edge shapes and one decode shape.
+run_if tunables 300 "$D/bin/runner_gpu_tests" --gtest_filter='ExampleTunablesGpu.*'
+
 run_if profile_tests 200 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.*'
 run_if kgate_run 150 "$D/bin/kgate" run examples/llm-ops --backend cuda --seed 1 --json "$OUT/kgate_run.json"
 run_if bench_cuda 100 "$D/bin/bench_cuda" --manifest examples/llm-ops --json "$OUT/bench_cuda.json"
@@ -48,5 +51,8 @@ run_if examples_correct 300 "$D/bin/runner_gpu_tests" --gtest_filter='CudaGpuTes
 run_if gate_recorded 235 "$D/bin/bench_gate_recorded" record examples/llm-ops rmsnorm/prefill-2k fused_add_rmsnorm/prefill-8k rmsnorm/decode-b1 silu_and_mul/decode-b1 --seconds 40 --save "$OUT/gate_recordings" --markdown "$OUT/gate_recorded.md"
 # A tuner episode per kernel on the GPU (speedup over the first version, gated).
 run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes
+# A tuner episode on each of the six CUDA example kernels and the table for docs/BENCHMARKS.md
+# (OUT/episodes.md; PyTorch eager and the copy ceiling are measured in the same stage).
+run_if episodes 600 bash "$D/src/bench/gpu/episodes.sh" "$D/bin/kgate" examples/llm-ops "$OUT"
 run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backend cuda --shape prefill-8k --json "$OUT/profile.json"
 grep -hE "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT"/*tests.log 2>/dev/null

@@ -142,6 +142,35 @@ TEST(TunerEpisode, ImprovesRecordsLearnsAndResumes) {
   EXPECT_EQ(resumed->episode.record.status, "finished");
 }
 
+// The sumsq fixture with its tunable renamed VEC (a width, in the tuner's
+// reading of names): a memory-bound kernel whose widest value is far faster.
+TEST(TunerEpisode, JumpsToTheWidestAccessFirstAndReportsBandwidth) {
+  testing::TempDir dir;
+  auto repo = copy_fixture(dir);
+  std::string manifest_text = testing::read(repo / "kgate.json");
+  const std::string from = "\"ACCUMULATORS\": [1, 2, 4, 8, 16]";
+  ASSERT_NE(manifest_text.find(from), std::string::npos);
+  manifest_text.replace(manifest_text.find(from), from.size(), "\"VEC\": [1, 2, 4, 8, 16]");
+  testing::write(repo / "kgate.json", manifest_text);
+  testing::write(repo / "rmsnorm_f32.cpp", "#ifdef VEC\n#define ACCUMULATORS VEC\n#endif\n" +
+                                               testing::read(repo / "rmsnorm_f32.cpp"));
+  auto manifest = load_manifest(repo);
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  OptimizeOptions o = quick_options(repo, "tuner");
+  o.episode.max_iters = 2;
+  auto result = optimize_kernel(*manifest, *manifest->kernel("rmsnorm_f32"), o);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  const EpisodeRecord& rec = result->episode.record;
+  ASSERT_FALSE(rec.iterations.empty());
+  const IterationRecord& first = rec.iterations[0];
+  EXPECT_EQ(first.candidate["tunables"]["VEC"].get<int64_t>(), 16) << first.answer;
+  EXPECT_NE(first.answer.find("widest access"), std::string::npos) << first.answer;
+  EXPECT_TRUE(first.accepted) << first.outcome << ": " << first.reflection;
+  EXPECT_NE(first.reflection.find("GB/s"), std::string::npos) << first.reflection;
+  ASSERT_TRUE(rec.final_evaluation);
+  EXPECT_LT(rec.final_evaluation->geomean_ratio, 0.95);
+}
+
 TEST(CommandEpisode, ScriptedAnswersThroughEveryFailure) {
   testing::TempDir dir;
   auto repo = copy_fixture(dir);

@@ -1,28 +1,127 @@
 // Decode GEMV (a linear layer at batch 1-64): y[b, n] = sum_k x[b, k] * w[n, k]
-// with w row-major [N, K] as in nn.Linear. First version: one block per
-// (output, batch row), threads stride over K one element at a time, fp32
-// accumulation, a shared-memory tree to finish.
+// with w row-major [N, K] as in nn.Linear, fp32 accumulation. The grid is
+// ceil(n / ROWS) by ceil(batch / BATCH_TILE).
+//
+// With VEC = ROWS = BATCH_TILE = 1 (the default) this is the first version:
+// one block per (output, batch row), threads stride over K one element at a
+// time, a shared-memory tree to finish. Otherwise (gemv_tile below) a block
+// computes ROWS outputs for BATCH_TILE batch rows: BLOCK / ROWS threads share
+// one row of w (ROWS = BLOCK / 32: a warp per row), read it VEC halves per
+// access (8 = 16-byte loads) with UNROLL accesses in flight, and use each
+// weight load for all BATCH_TILE batch rows (w is read ceil(batch /
+// BATCH_TILE) times instead of batch times). Rows of w that do not allow
+// VEC-wide accesses (odd-*) take the same code with scalar accesses.
 #include <cuda_fp16.h>
-
-#include "block_reduce.cuh"
 
 #ifndef BLOCK  // threads per block, a power of two (tunable)
 #define BLOCK 256
 #endif
-#ifndef UNROLL  // unroll factor of the K loop (tunable)
+#ifndef UNROLL  // unroll factor of the K loop; accesses in flight per thread (tunable)
 #define UNROLL 1
 #endif
+#ifndef VEC  // halves per access of w and x (tunable)
+#define VEC 1
+#endif
+#ifndef ROWS  // outputs (rows of w) per block, a power of two (tunable)
+#define ROWS 1
+#endif
+#ifndef BATCH_TILE  // batch rows per block, each weight load used for all (tunable)
+#define BATCH_TILE 1
+#endif
+
+#define TUNED (VEC > 1 || ROWS > 1 || BATCH_TILE > 1)
+#include "block_reduce.cuh"
+#include "half_vec.cuh"
 
 constexpr int kUnroll = UNROLL;
+constexpr bool kFirstVersion = !TUNED;
+constexpr int kGroup = BLOCK / ROWS;  // threads per row of w
+static_assert(BLOCK % ROWS == 0 && kGroup >= 1, "ROWS divides BLOCK");
 
-extern "C" __global__ void gemv(__half* y, const __half* x, const __half* w, int batch, int n,
-                                int k) {
-  const long long col = blockIdx.x, b = blockIdx.y;
-  const __half* xr = x + b * k;
-  const __half* wr = w + col * k;
-  float sum = 0.0f;
+// Sums v over the kGroup threads of this thread's group; the group's first
+// thread gets the total. Every thread of the block must call it.
+__device__ void group_sums(float (&acc)[BATCH_TILE]) {
+  if constexpr (kGroup <= 32) {  // the group lies within one warp: shuffles only
+#pragma unroll
+    for (int b = 0; b < BATCH_TILE; ++b)
+#pragma unroll
+      for (int lane_mask = kGroup / 2; lane_mask > 0; lane_mask /= 2)
+        acc[b] += __shfl_xor_sync(0xffffffffu, acc[b], lane_mask);
+  } else {  // whole warps per group: shuffles, then the group's warps through shared memory
+    constexpr int kWarps = kGroup / 32;
+    __shared__ float partial[BATCH_TILE][BLOCK / 32];
+#pragma unroll
+    for (int b = 0; b < BATCH_TILE; ++b) {
+      float v = warp_sum(acc[b]);
+      if (threadIdx.x % 32 == 0) partial[b][threadIdx.x / 32] = v;
+    }
+    __syncthreads();
+    if (threadIdx.x % kGroup == 0) {
+      const int first_warp = threadIdx.x / 32;
+#pragma unroll
+      for (int b = 0; b < BATCH_TILE; ++b) {
+        float total = 0.0f;
+        for (int w = 0; w < kWarps; ++w) total += partial[b][first_warp + w];
+        acc[b] = total;
+      }
+    }
+  }
+}
+
+template <int V>
+__device__ void gemv_tile(__half* y, const __half* x, const __half* w, int batch, int n, int k) {
+  const int lane = threadIdx.x % kGroup;
+  const long long col = static_cast<long long>(blockIdx.x) * ROWS + threadIdx.x / kGroup;
+  const int b0 = blockIdx.y * BATCH_TILE;
+  const int nvec = k / V;  // V divides k (checked by the caller)
+  float acc[BATCH_TILE];
+#pragma unroll
+  for (int b = 0; b < BATCH_TILE; ++b) acc[b] = 0.0f;
+  if (col < n) {  // no early return: group_sums may need every thread at a barrier
+    const __half* wr = w + col * k;
+    for (int base = lane; base < nvec; base += kGroup * UNROLL) {
+      HalfVec<V> wv[UNROLL];
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {  // all weight loads first: UNROLL in flight
+        int i = base + u * kGroup;
+        if (i < nvec) wv[u] = load_vec<V>(wr + static_cast<long long>(i) * V);
+      }
+#pragma unroll
+      for (int u = 0; u < UNROLL; ++u) {
+        int i = base + u * kGroup;
+        if (i >= nvec) continue;
+#pragma unroll
+        for (int b = 0; b < BATCH_TILE; ++b) {
+          if (b0 + b >= batch) continue;
+          HalfVec<V> xv = load_vec<V>(x + static_cast<long long>(b0 + b) * k + i * V);
+#pragma unroll
+          for (int v = 0; v < V; ++v) acc[b] += __half2float(wv[u].h[v]) * __half2float(xv.h[v]);
+        }
+      }
+    }
+  }
+  group_sums(acc);
+  if (lane == 0 && col < n)
+#pragma unroll
+    for (int b = 0; b < BATCH_TILE; ++b)
+      if (b0 + b < batch) y[static_cast<long long>(b0 + b) * n + col] = __float2half(acc[b]);
+}
+
+extern "C" __global__ void TUNED_LAUNCH_BOUNDS gemv(__half* y, const __half* x, const __half* w,
+                                                    int batch, int n, int k) {
+  if constexpr (!kFirstVersion) {
+    if (k % VEC == 0 && is_aligned<VEC>(x) && is_aligned<VEC>(w))
+      gemv_tile<VEC>(y, x, w, batch, n, k);
+    else
+      gemv_tile<1>(y, x, w, batch, n, k);
+  } else {
+    const long long col = blockIdx.x, b = blockIdx.y;
+    const __half* xr = x + b * k;
+    const __half* wr = w + col * k;
+    float sum = 0.0f;
 #pragma unroll kUnroll
-  for (int i = threadIdx.x; i < k; i += BLOCK) sum += __half2float(xr[i]) * __half2float(wr[i]);
-  sum = block_sum<BLOCK>(sum);
-  if (threadIdx.x == 0) y[b * n + col] = __float2half(sum);
+    for (int i = threadIdx.x; i < k; i += BLOCK) sum += __half2float(xr[i]) * __half2float(wr[i]);
+    sum = block_sum<BLOCK>(sum);
+    if (threadIdx.x == 0) y[b * n + col] = __float2half(sum);
+  }
 }

@@ -1,0 +1,30 @@
+#!/bin/bash
+# A tuner episode on every CUDA example kernel, then the table for
+# docs/BENCHMARKS.md (bench/episodes_table.py):
+#   bench/gpu/episodes.sh KGATE REPO OUT
+# KGATE: the kgate binary; REPO: examples/llm-ops (or a copy); OUT: where the
+# episode records (OUT/episodes-state), one log per kernel and episodes.md go.
+# Each episode gates only the decode and prefill shapes (the timed ones) with
+# a short sampling budget per shape and a wall-time budget per kernel, so all
+# six take about six minutes of GPU time. Kernels of one family run one after
+# the other, so the second one starts from the first one's lessons.
+set -u
+KGATE=$1 REPO=$2 OUT=$3
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+STATE="$OUT/episodes-state"
+mkdir -p "$STATE"
+# kernel:episode budget in seconds (the softmax and gemv gates draw large inputs on the host).
+for spec in rmsnorm:40 fused_add_rmsnorm:40 silu_and_mul:40 rotary_embedding:40 softmax:60 gemv:60; do
+  k=${spec%%:*} budget=${spec##*:}
+  shapes=$(python3 "$HERE/episodes_table.py" --manifest "$REPO/kgate.json" --shapes-of "$k")
+  echo "=== $k: shapes $shapes, budget ${budget}s" >&2
+  start=$(date +%s)
+  timeout $((budget + 60)) "$KGATE" optimize "$k" --repo "$REPO" --backend cuda --agent tuner --new \
+    --state-dir "$STATE" --seed 1 --max-iters 20 --patience 4 --budget-s "$budget" \
+    --shapes "$shapes" --shape-budget-s 0.25 \
+    > "$OUT/episode-$k.log" 2>&1
+  echo "=== $k exit $? after $(( $(date +%s) - start ))s" | tee -a "$OUT/episode-$k.log" >&2
+  tail -3 "$OUT/episode-$k.log" >&2
+done
+python3 "$HERE/episodes_table.py" --manifest "$REPO/kgate.json" --state-dir "$STATE" \
+  --out "$OUT/episodes.md" ${PYTORCH_JSON:+--pytorch "$PYTORCH_JSON"}

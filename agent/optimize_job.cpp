@@ -5,6 +5,7 @@
 #include "agent/experience_store.h"
 #include "agent/gate_evaluator.h"
 #include "agent/proposal.h"
+#include "agent/workload_priority.h"
 #include "core/log.h"
 #include "runner/backend.h"
 
@@ -36,6 +37,12 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
     evaluator = std::make_unique<GateEvaluator>(manifest, kernel, **backend, options.ab);
   else
     return Error::bad_input("unknown evaluator '" + options.evaluator + "': use gate or ab");
+  if (options.episode.workload_focus.empty()) {
+    // The task list of `kgate extract`, when it ran: which phase matters.
+    auto tasks = load_task_list(options.episode.state_dir);
+    if (tasks.ok() && tasks->has_value())
+      options.episode.workload_focus = workload_focus(**tasks, kernel);
+  }
   auto store = ExperienceStore::open(options.episode.state_dir / "experience.sqlite");
   if (!store.ok()) return store.error();
   EpisodeRunner runner(manifest, kernel, **provider, *evaluator, store->get(), options.episode);

@@ -16,6 +16,7 @@
 
 #include "core/dtype.h"
 #include "core/expression.h"
+#include "core/workload_spec.h"
 
 namespace kgate {
 
@@ -133,7 +134,8 @@ struct Manifest {
   std::filesystem::path root;  // folder the relative paths start from
   std::vector<Kernel> kernels;
   GatePolicy gate;
-  nlohmann::json workload;  // null when absent
+  nlohmann::json workload;                    // null when absent, as written
+  std::optional<WorkloadSpec> workload_spec;  // the same, checked (core/workload_spec.h)
 
   const Kernel* kernel(std::string_view name) const;
 };

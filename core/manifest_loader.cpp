@@ -139,6 +139,9 @@ Result<Manifest> Loader::load(const json& doc) {
   if (auto workload = doc.find("workload"); workload != doc.end()) {
     if (!workload->is_object()) return fail("workload", "expected an object");
     manifest.workload = *workload;
+    auto spec = parse_workload_spec(*workload, file_);
+    if (!spec.ok()) return spec.error();
+    manifest.workload_spec = std::move(spec.value());
   }
   return manifest;
 }

@@ -14,10 +14,10 @@
 #include <nvtx3/nvToolsExt.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cerrno>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -76,13 +76,21 @@ const char* attrib_message(const nvtxEventAttributes_t* a) {
   return "(non-ascii range)";
 }
 
-int NVTX_API range_push_a(const char* message) { return push(message); }
-int NVTX_API range_push_ex(const nvtxEventAttributes_t* a) { return push(attrib_message(a)); }
-int NVTX_API range_pop() { return pop(); }
+int NVTX_API range_push_a(const char* message) {
+  return push(message);
+}
+int NVTX_API range_push_ex(const nvtxEventAttributes_t* a) {
+  return push(attrib_message(a));
+}
+int NVTX_API range_pop() {
+  return pop();
+}
 int NVTX_API domain_range_push_ex(nvtxDomainHandle_t, const nvtxEventAttributes_t* a) {
   return push(attrib_message(a));
 }
-int NVTX_API domain_range_pop(nvtxDomainHandle_t) { return pop(); }
+int NVTX_API domain_range_pop(nvtxDomainHandle_t) {
+  return pop();
+}
 
 bool is_launch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   uint32_t key = (uint32_t(domain) << 16) | cbid;
@@ -174,9 +182,8 @@ void write_trace() {
                  "{\"name\": %s, \"start_ns\": %llu, \"end_ns\": %llu, \"grid\": [%u, %u, %u], "
                  "\"block\": [%u, %u, %u], \"stream\": %u, \"range\": %s}%s\n",
                  json_string(l.name).c_str(), (unsigned long long)l.start,
-                 (unsigned long long)l.end, l.grid[0], l.grid[1], l.grid[2], l.block[0],
-                 l.block[1], l.block[2], l.stream,
-                 range < 0 ? "null" : json_string(range_paths[range]).c_str(),
+                 (unsigned long long)l.end, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                 l.block[2], l.stream, range < 0 ? "null" : json_string(range_paths[range]).c_str(),
                  i + 1 < launches.size() ? "," : "");
   }
   std::fprintf(f, "]}\n");

@@ -42,6 +42,11 @@ run_if pytorch 60 python3 "$D/src/bench/pytorch_ops.py" --manifest examples/llm-
 run_if gate_prefill 150 "$D/bin/bench_gate_recorded" examples/llm-ops rmsnorm prefill-2k 100 0.2
 run_if gate_decode 120 "$D/bin/bench_gate_recorded" examples/llm-ops rmsnorm decode-b1 60 0.2
 # A tuner episode per kernel on the GPU (speedup over the first version, gated).
-run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes
+run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes --no-in-model
 run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backend cuda --shape prefill-8k --json "$OUT/profile.json"
+# The example workload: extract's task list, then candidates validated in-model
+# (needs nvcc and libcublas of the machine's toolkit; see docs/workload.md).
+export PATH="/usr/local/cuda/bin:$PATH"
+run_if extract 300 "$D/bin/kgate" extract --repo examples/llm-ops --json "$OUT/tasks.json" --trace "$OUT/trace.json" --state-dir /tmp/kgate-workload
+run_if workload_tests 590 "$D/bin/agent_gpu_tests" --gtest_filter='InModelGpu*'
 grep -hE "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT"/*tests.log 2>/dev/null

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "agent/in_model_check.h"
@@ -66,8 +66,8 @@ TEST_F(InModelGpuTest, ExtractFindsTheExampleKernelsInBothPhases) {
     for (const json& k : p["kernels"]) {
       kernel_ns += k["total_ns"].get<uint64_t>();
       if (k["kernel"].is_string()) found[p["phase"]].insert(k["kernel"]);
-      cublas_listed |= k["kernel"].is_null() && k["name"].get<std::string>().find("gemm") !=
-                                                    std::string::npos;
+      cublas_listed |=
+          k["kernel"].is_null() && k["name"].get<std::string>().find("gemm") != std::string::npos;
     }
   }
   EXPECT_EQ(phase_ns, tasks["total_ns"].get<uint64_t>());
@@ -75,8 +75,8 @@ TEST_F(InModelGpuTest, ExtractFindsTheExampleKernelsInBothPhases) {
   EXPECT_NEAR(share, 1.0, 1e-9);
   EXPECT_TRUE(cublas_listed) << "cuBLAS GEMMs should be listed as not in the manifest";
   for (const char* phase : {"prefill", "decode"})
-    for (const char* k : {"rmsnorm", "fused_add_rmsnorm", "rotary_embedding", "silu_and_mul",
-                          "gemv", "softmax"})
+    for (const char* k :
+         {"rmsnorm", "fused_add_rmsnorm", "rotary_embedding", "silu_and_mul", "gemv", "softmax"})
       EXPECT_TRUE(found[phase].count(k)) << k << " not found in " << phase;
 }
 

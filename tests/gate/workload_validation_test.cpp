@@ -19,8 +19,7 @@ namespace {
 using json = nlohmann::json;
 
 json fixture(const std::string& name) {
-  return json::parse(
-      testing::read(std::filesystem::path(KGATE_TEST_FIXTURES) / "workload" / name));
+  return json::parse(testing::read(std::filesystem::path(KGATE_TEST_FIXTURES) / "workload" / name));
 }
 
 std::vector<OutputComparison> llm_rules() {
@@ -39,7 +38,8 @@ TEST(WorkloadComparison, IdenticalOutputsMatch) {
 }
 
 TEST(WorkloadComparison, RoundingDifferencesWithinToleranceMatch) {
-  auto r = compare_workload_outputs(fixture("out_base.json"), fixture("out_close.json"), llm_rules());
+  auto r =
+      compare_workload_outputs(fixture("out_base.json"), fixture("out_close.json"), llm_rules());
   EXPECT_TRUE(r.matched) << r.summary();
   const FieldComparison& logits = r.fields[1];
   EXPECT_EQ(logits.field, "logits");
@@ -150,8 +150,8 @@ echo "{\"tokens\": $tokens, \"logits\": $logits, \"latency_ms\": {\"decode\": [$
   Result<WorkloadValidation> validate(const std::string& source, json tunables = json::object()) {
     WorkloadValidationOptions options;
     options.confidence = 0.9;
-    return validate_candidate_in_workload(manifest, manifest.kernels[0], source, tunables,
-                                          options, root / ".kgate");
+    return validate_candidate_in_workload(manifest, manifest.kernels[0], source, tunables, options,
+                                          root / ".kgate");
   }
   testing::TempDir dir;
   std::filesystem::path root;
@@ -168,7 +168,7 @@ TEST_F(ScriptWorkload, AFasterCorrectCandidatePassesWithItsGain) {
   EXPECT_EQ(v->phases[1].verdict, "faster");
   EXPECT_NEAR(v->phases[1].ratio.estimate, 0.8, 0.01);
   EXPECT_EQ(v->phases[1].base_ms.size(), 6u);  // 3 runs x 2 figures, paired
-  EXPECT_EQ(v->phases[0].verdict, "same");  // identical figures in both
+  EXPECT_EQ(v->phases[0].verdict, "same");     // identical figures in both
   std::string md = workload_validation_markdown(v->to_json());
   EXPECT_NE(md.find("In-model validation"), std::string::npos);
   EXPECT_NE(md.find("| decode |"), std::string::npos);
@@ -190,7 +190,7 @@ TEST_F(ScriptWorkload, ACandidateThatGainsNothingEndToEndIsNotProposed) {
 
 TEST_F(ScriptWorkload, TheCandidateIsBuiltWithItsTunables) {
   EXPECT_EQ(with_tunable_defines("x\n", manifest.kernels[0].implementations[0], {{"BLOCK", 256}})
-                .find("#define BLOCK 256\n") != std::string::npos,
+                    .find("#define BLOCK 256\n") != std::string::npos,
             true);
   std::string base = with_tunable_defines("x\n", manifest.kernels[0].implementations[0], {});
   EXPECT_NE(base.find("#define BLOCK 128\n"), std::string::npos);  // the manifest's default

@@ -70,8 +70,8 @@ Result<WorkloadValidation> validate_candidate_in_workload(const Manifest& manife
                                                           const nlohmann::json& tunables,
                                                           const WorkloadValidationOptions& options,
                                                           const std::filesystem::path& state_dir) {
-  if (!manifest.workload_spec)
-    return Error::bad_input(manifest.path.string() + " has no \"workload\" section");
+  auto spec = workload_spec(manifest);
+  if (!spec) return Error::bad_input(manifest.path.string() + " has no \"workload\" section");
   const Implementation* impl = kernel.implementation("cuda");
   if (!impl) return Error::bad_input(kernel.name + " has no cuda implementation");
   auto original = read_file(manifest.root / impl->source);
@@ -92,10 +92,10 @@ Result<WorkloadValidation> validate_candidate_in_workload(const Manifest& manife
   KGATE_RETURN_IF_ERROR(write_file_atomic(cand / impl->source,
                                           with_tunable_defines(candidate_source, *impl, tunables)));
   WorkloadValidationOptions o = options;
-  if (o.confidence <= 0 && !manifest.workload_spec->confidence) o.confidence = 0.95;
-  if (o.max_regression < 0 && !manifest.workload_spec->max_regression)
+  if (o.confidence <= 0 && !spec->confidence) o.confidence = 0.95;
+  if (o.max_regression < 0 && !spec->max_regression)
     o.max_regression = manifest.gate.max_regression;
-  return validate_in_workload(*manifest.workload_spec, base, cand, o);
+  return validate_in_workload(*spec, base, cand, o);
 }
 
 }  // namespace kgate

@@ -77,7 +77,7 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
   const EpisodeRecord& rec = out.episode.record;
   bool would_propose =
       rec.best_iteration != 0 && rec.final_evaluation && rec.final_evaluation->improved;
-  if (would_propose && options.in_model && manifest.workload_spec &&
+  if (would_propose && options.in_model && !manifest.workload.is_null() &&
       options.episode.backend == "cuda") {
     out.workload_validation = in_model_check(manifest, kernel, out.episode, options);
     if (!out.workload_validation.value("passed", false)) {

@@ -61,7 +61,8 @@ Result<LaunchTrace> trace_workload(const Manifest& manifest, const ExtractArgs& 
                                    const std::filesystem::path& trace_file) {
   auto lib = tracer_library();
   if (!lib.ok()) return lib.error();
-  const WorkloadSpec* spec = manifest.workload_spec ? &*manifest.workload_spec : nullptr;
+  auto parsed = workload_spec(manifest);
+  const WorkloadSpec* spec = parsed ? &*parsed : nullptr;
   if (args.command.empty() && !spec)
     return Error::bad_input(manifest.path.string() +
                             " has no \"workload\" section: give the command after `--`");

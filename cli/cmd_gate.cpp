@@ -77,7 +77,8 @@ std::string change_cell(const ShapeGate& s) {
 // In-model validation of head against base (gate/workload_validation.h): outputs must
 // match and no phase may be slower; a gain is not required of a pull request.
 nlohmann::json gate_in_workload(const Manifest* base, const Manifest& head, bool sanitize) {
-  if (!head.workload_spec) return nlohmann::json();
+  auto spec = workload_spec(head);
+  if (!spec) return nlohmann::json();
   auto error = [](const std::string& why) {
     return nlohmann::json{{"status", "error"}, {"passed", false}, {"reason", why}};
   };
@@ -85,9 +86,9 @@ nlohmann::json gate_in_workload(const Manifest* base, const Manifest& head, bool
   WorkloadValidationOptions options;
   options.require_gain = false;
   options.sanitize = sanitize;
-  options.max_regression = head.workload_spec->max_regression.value_or(head.gate.max_regression);
+  options.max_regression = spec->max_regression.value_or(head.gate.max_regression);
   progress("validating head inside the workload");
-  auto v = validate_in_workload(*head.workload_spec, base->root, head.root, options);
+  auto v = validate_in_workload(*spec, base->root, head.root, options);
   return v.ok() ? v->to_json() : error(v.error().message);
 }
 

@@ -16,7 +16,6 @@
 
 #include "core/dtype.h"
 #include "core/expression.h"
-#include "core/workload_spec.h"
 
 namespace kgate {
 
@@ -134,8 +133,7 @@ struct Manifest {
   std::filesystem::path root;  // folder the relative paths start from
   std::vector<Kernel> kernels;
   GatePolicy gate;
-  nlohmann::json workload;                    // null when absent, as written
-  std::optional<WorkloadSpec> workload_spec;  // the same, checked (core/workload_spec.h)
+  nlohmann::json workload;  // null when absent
 
   const Kernel* kernel(std::string_view name) const;
 };

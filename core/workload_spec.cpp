@@ -113,6 +113,13 @@ Result<WorkloadSpec> parse_workload_spec(const json& section, const std::string&
   return spec;
 }
 
+std::optional<WorkloadSpec> workload_spec(const Manifest& manifest) {
+  if (manifest.workload.is_null()) return std::nullopt;
+  auto spec = parse_workload_spec(manifest.workload, manifest.path.string());
+  if (!spec.ok()) return std::nullopt;
+  return std::move(spec.value());
+}
+
 std::string expand_output(const std::string& command, const std::string& output_path) {
   std::string out = command;
   const std::string key = "{output}";

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/manifest.h"
 #include "core/status.h"
 
 namespace kgate {
@@ -41,6 +42,11 @@ struct WorkloadSpec {
 
 // Reads the section; errors name `file` and the JSON path ("workload.compare[1].rule").
 Result<WorkloadSpec> parse_workload_spec(const nlohmann::json& section, const std::string& file);
+
+// The manifest's workload section, checked; nullopt when it has none. The
+// loader rejects a bad section, so one that does not parse here (a Manifest
+// built by hand) also reads as none.
+std::optional<WorkloadSpec> workload_spec(const Manifest& manifest);
 
 // `command` with every {output} replaced by `output_path`.
 std::string expand_output(const std::string& command, const std::string& output_path);

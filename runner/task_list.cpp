@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/text_table.h"
+#include "core/workload_spec.h"
 
 namespace kgate {
 namespace {
@@ -164,7 +165,7 @@ std::string phase_of(const std::string& range_path, const std::vector<std::strin
 
 TaskList build_task_list(const LaunchTrace& trace, const Manifest& manifest) {
   std::vector<std::string> declared;
-  if (manifest.workload_spec) declared = manifest.workload_spec->phases;
+  if (auto spec = workload_spec(manifest)) declared = spec->phases;
   TaskList tasks;
   tasks.launches = int64_t(trace.launches.size());
   tasks.nvtx = trace.nvtx_pushes > 0;

@@ -25,8 +25,10 @@ json fixture(const std::string& name) {
 std::vector<OutputComparison> llm_rules() {
   auto spec = load_manifest(testing::example_dir());
   EXPECT_TRUE(spec.ok());
-  EXPECT_TRUE(spec->workload_spec.has_value());
-  return spec->workload_spec->compare;  // the example manifest's own rules
+  auto workload = workload_spec(*spec);
+  EXPECT_TRUE(workload.has_value());
+  return workload ? workload->compare
+                  : std::vector<OutputComparison>{};  // the example manifest's own rules
 }
 
 TEST(WorkloadComparison, IdenticalOutputsMatch) {

@@ -149,7 +149,9 @@ TEST_F(InModelGpuTest, ACorrectFasterCandidatePassesWithItsEndToEndGain) {
   EXPECT_TRUE(v->outputs.matched) << v->outputs.summary();
   EXPECT_EQ(v->status, "passed") << v->reason;
   for (const PhaseLatency& p : v->phases) {
-    if (p.phase == "decode") EXPECT_LT(p.ratio.estimate, 1.0);
+    if (p.phase == "decode") {
+      EXPECT_LT(p.ratio.estimate, 1.0);
+    }
   }
 }
 

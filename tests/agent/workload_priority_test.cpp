@@ -49,7 +49,9 @@ TEST_F(WorkloadPriorityTest, FocusNamesTheHottestPhaseAndItsShapes) {
       if (k.kernel == "gemv" && k.share_of_total > best) best = k.share_of_total, hottest = p.phase;
   EXPECT_NE(focus.find("The phase that matters most is " + hottest), std::string::npos) << focus;
   for (const Shape& s : gemv.shapes) {
-    if (s.phase == hottest) EXPECT_NE(focus.find(s.name), std::string::npos) << s.name;
+    if (s.phase == hottest) {
+      EXPECT_NE(focus.find(s.name), std::string::npos) << s.name;
+    }
   }
   EXPECT_NE(focus.find("launches"), std::string::npos);
 }

@@ -238,6 +238,8 @@ AgentRequest build_propose_request(const ContextInput& in) {
                        source_language(impl) + "\n" + source +
                        (source.empty() || source.back() == '\n' ? "" : "\n") +
                        "```\n\n## Profile\n" + profile;
+  if (!in.workload_focus.empty())
+    prompt += "\n## In the deployed workload\n" + bounded(in.workload_focus, 1500);
   if (!recent.empty()) prompt += "\n## Last results\n" + recent;
   if (!tried.empty()) prompt += "\n## Approaches already tried (older)\n" + tried;
   if (!lessons.empty())
@@ -280,7 +282,8 @@ AgentRequest build_propose_request(const ContextInput& in) {
                {"tried", tried_json},
                {"lessons", lessons_json},
                {"feedback", in.feedback},
-               {"replan", in.replan}};
+               {"replan", in.replan},
+               {"workload", in.workload_focus}};
   r.context["sizes"] = {
       {"instruction", r.system.size()}, {"header", header.size() + settings.size()},
       {"source", source.size()},        {"profile", profile.size()},

@@ -38,8 +38,9 @@ struct ContextInput {
   std::string profile_summary;  // from a profiler, when one ran; else built here
   const std::vector<IterationRecord>* iterations = nullptr;  // done ones
   std::vector<Lesson> lessons;
-  std::string feedback;  // why the previous iteration failed, for the agent
-  std::string replan;    // the agent's forced re-plan, to follow now
+  std::string feedback;        // why the previous iteration failed, for the agent
+  std::string replan;          // the agent's forced re-plan, to follow now
+  std::string workload_focus;  // phases and shapes that matter in the workload
   int iteration = 1;
   int max_iterations = 1;
   uint64_t seed = 0;

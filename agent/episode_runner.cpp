@@ -262,6 +262,7 @@ Result<EpisodeResult> EpisodeRunner::run() {
     ctx.iteration = it.index;
     ctx.max_iterations = options_.max_iters;
     ctx.seed = options_.seed;
+    ctx.workload_focus = options_.workload_focus;
     if (n > 0) {
       const IterationRecord& last = rec.iterations.back();
       if (!last.failure.empty())

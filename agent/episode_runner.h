@@ -33,6 +33,8 @@ struct EpisodeOptions {
   uint64_t seed = 1;
   bool resume = true;    // continue an interrupted episode of this kernel
   int replan_after = 3;  // compile failures in a row
+  // Which phase and launch shapes matter in the deployed workload (workload_priority.h).
+  std::string workload_focus;
 };
 
 struct EpisodeResult {

@@ -4,7 +4,10 @@
 
 #include "agent/experience_store.h"
 #include "agent/gate_evaluator.h"
+#include "agent/in_model_check.h"
 #include "agent/proposal.h"
+#include "agent/workload_priority.h"
+#include "core/file_util.h"
 #include "core/log.h"
 #include "runner/backend.h"
 
@@ -14,6 +17,28 @@ std::filesystem::path default_state_dir(const std::filesystem::path& repo) {
   const char* v = std::getenv("KGATE_STATE_DIR");
   if (v && *v) return v;
   return repo / ".kgate";
+}
+
+// The in-model validation of the episode's best, as JSON (also written to
+// the episode's folder); an error becomes status "error", which blocks the proposal.
+nlohmann::json in_model_check(const Manifest& manifest, const Kernel& kernel,
+                              const EpisodeResult& episode, const OptimizeOptions& options) {
+  progress(kernel.name + ": validating the best candidate inside the workload");
+  auto v = validate_candidate_in_workload(
+      manifest, kernel, episode.best_source,
+      episode.record.best_candidate.value("tunables", nlohmann::json::object()),
+      options.in_model_options, options.episode.state_dir);
+  nlohmann::json j =
+      v.ok()
+          ? v->to_json()
+          : nlohmann::json{{"status", "error"}, {"passed", false}, {"reason", v.error().message}};
+  if (!episode.record.best_candidate.value("flags", nlohmann::json::array()).empty())
+    j["notes"].push_back("the candidate's compile flags are not applied to the workload's build");
+  if (Status s = write_file_atomic(episode.dir / "workload_validation.json", j.dump(2) + "\n");
+      !s.ok())
+    warn(s.error().message);
+  progress(kernel.name + ": in-model: " + j.value("status", "") + ": " + j.value("reason", ""));
+  return j;
 }
 
 Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& kernel,
@@ -36,6 +61,12 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
     evaluator = std::make_unique<GateEvaluator>(manifest, kernel, **backend, options.ab);
   else
     return Error::bad_input("unknown evaluator '" + options.evaluator + "': use gate or ab");
+  if (options.episode.workload_focus.empty()) {
+    // The task list of `kgate extract`, when it ran: which phase matters.
+    auto tasks = load_task_list(options.episode.state_dir);
+    if (tasks.ok() && tasks->has_value())
+      options.episode.workload_focus = workload_focus(**tasks, kernel);
+  }
   auto store = ExperienceStore::open(options.episode.state_dir / "experience.sqlite");
   if (!store.ok()) return store.error();
   EpisodeRunner runner(manifest, kernel, **provider, *evaluator, store->get(), options.episode);
@@ -43,8 +74,20 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
   if (!episode.ok()) return episode.error();
   OptimizeOutcome out;
   out.episode = std::move(episode.value());
+  const EpisodeRecord& rec = out.episode.record;
+  bool would_propose =
+      rec.best_iteration != 0 && rec.final_evaluation && rec.final_evaluation->improved;
+  if (would_propose && options.in_model && !manifest.workload.is_null() &&
+      options.episode.backend == "cuda") {
+    out.workload_validation = in_model_check(manifest, kernel, out.episode, options);
+    if (!out.workload_validation.value("passed", false)) {
+      warn(kernel.name + ": not proposed: " + out.workload_validation.value("reason", ""));
+      return out;
+    }
+  }
   if (options.write_proposal) {
-    auto path = write_proposal(manifest, kernel, out.episode, options.episode.state_dir);
+    auto path = write_proposal(manifest, kernel, out.episode, options.episode.state_dir,
+                               out.workload_validation);
     if (!path.ok()) return path.error();
     out.proposal = *path;
     if (!out.proposal.empty()) progress("proposal written to " + out.proposal.string());

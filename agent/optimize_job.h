@@ -9,6 +9,7 @@
 #include "agent/agent_provider.h"
 #include "agent/episode_runner.h"
 #include "core/manifest.h"
+#include "gate/workload_validation.h"
 
 namespace kgate {
 
@@ -20,11 +21,16 @@ struct OptimizeOptions {
   // stop); "ab": ab_evaluator.h (measure_shape A/B, bootstrap on medians).
   std::string evaluator = "gate";
   bool write_proposal = true;
+  // Validate the best candidate inside the manifest's workload (cuda, when
+  // the manifest has a workload section) before proposing it.
+  bool in_model = true;
+  WorkloadValidationOptions in_model_options;
 };
 
 struct OptimizeOutcome {
   EpisodeResult episode;
-  std::filesystem::path proposal;  // empty when nothing was proposed
+  std::filesystem::path proposal;      // empty when nothing was proposed
+  nlohmann::json workload_validation;  // null when the in-model check did not run
 };
 
 // <repo>/.kgate, or KGATE_STATE_DIR when set.

@@ -1,11 +1,13 @@
 #include "agent/proposal.h"
 
 #include "core/file_util.h"
+#include "gate/workload_validation.h"
 
 namespace kgate {
 
 nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
-                             const EpisodeResult& episode, const std::filesystem::path& state_dir) {
+                             const EpisodeResult& episode, const std::filesystem::path& state_dir,
+                             const nlohmann::json& workload_validation) {
   const EpisodeRecord& r = episode.record;
   const Implementation* impl = kernel.implementation(r.backend);
   nlohmann::json p = {
@@ -68,20 +70,26 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
   }
   p["plan"] = plan;
   p["reflections"] = reflections;
+  if (!workload_validation.is_null()) {
+    p["workload_validation"] = workload_validation;
+    p["workload_validation_markdown"] = workload_validation_markdown(workload_validation);
+  }
   return p;
 }
 
 Result<std::filesystem::path> write_proposal(const Manifest& manifest, const Kernel& kernel,
                                              const EpisodeResult& episode,
-                                             const std::filesystem::path& state_dir) {
+                                             const std::filesystem::path& state_dir,
+                                             const nlohmann::json& workload_validation) {
   const EpisodeRecord& r = episode.record;
   if (r.best_iteration == 0 || !r.final_evaluation || !r.final_evaluation->improved)
     return std::filesystem::path();
   std::filesystem::path path = state_dir / "proposals" / (kernel.name + ".json");
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
-  KGATE_RETURN_IF_ERROR(
-      write_file_atomic(path, make_proposal(manifest, kernel, episode, state_dir).dump(2) + "\n"));
+  KGATE_RETURN_IF_ERROR(write_file_atomic(
+      path,
+      make_proposal(manifest, kernel, episode, state_dir, workload_validation).dump(2) + "\n"));
   return path;
 }
 

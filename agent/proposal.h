@@ -12,13 +12,16 @@
 
 namespace kgate {
 
+// `workload_validation`: the in-model check (gate/workload_validation.h), null when not run.
 nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
-                             const EpisodeResult& episode, const std::filesystem::path& state_dir);
+                             const EpisodeResult& episode, const std::filesystem::path& state_dir,
+                             const nlohmann::json& workload_validation = nullptr);
 
 // Writes the proposal if the episode's final evaluation says the best is an
 // improvement; returns the path written, or empty when there is nothing to propose.
 Result<std::filesystem::path> write_proposal(const Manifest& manifest, const Kernel& kernel,
                                              const EpisodeResult& episode,
-                                             const std::filesystem::path& state_dir);
+                                             const std::filesystem::path& state_dir,
+                                             const nlohmann::json& workload_validation = nullptr);
 
 }  // namespace kgate

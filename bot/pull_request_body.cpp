@@ -92,6 +92,7 @@ std::string pull_request_body(const PullRequestProposal& p, const std::string& c
         "<details open><summary>after</summary>\n\n" + fenced(p.profile_after) + "\n</details>\n\n";
   }
   if (!p.roofline.empty()) b += "## Roofline\n\n" + p.roofline + "\n\n";
+  if (!p.in_model.empty()) b += "## In the workload\n\n" + p.in_model + "\n";
 
   if (!p.iterations.empty()) {
     b += "## How the agent got there\n\n";

@@ -37,6 +37,7 @@ struct PullRequestProposal {
   std::string profile_before;  // profile summaries (text or Markdown)
   std::string profile_after;
   std::string roofline;  // where the kernel sits against the roofline
+  std::string in_model;  // Markdown: validation inside the workload (gate/workload_validation.h)
   std::vector<IterationNote> iterations;
   std::vector<std::string> reproduce;                            // commands, one per line
   std::vector<std::pair<std::string, std::string>> environment;  // GPU, driver, CUDA, clocks, kgate

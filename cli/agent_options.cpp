@@ -41,6 +41,10 @@ void add_agent_options(CLI::App& app, AgentCliOptions& o) {
   app.add_option("--shape-budget-s", o.shape_budget_s,
                  "Timing wall time per shape (default: the manifest's gate budget_s)");
   app.add_option("--shapes", o.shapes, "Only these shapes (comma-separated)");
+  app.add_flag("--no-in-model", o.no_in_model,
+               "Propose without validating inside the manifest's workload");
+  app.add_flag("--sanitize", o.sanitize,
+               "In-model validation also runs the candidate under compute-sanitizer");
   app.add_option("--evaluator", o.evaluator,
                  "gate (the gate's A/B) or ab (plain measure_shape A/B)")
       ->check(CLI::IsMember({"gate", "ab"}))
@@ -69,6 +73,8 @@ OptimizeOptions to_optimize_options(const AgentCliOptions& o, const Manifest& ma
   opt.episode.seed = o.seed;
   opt.episode.resume = !o.fresh;
   opt.evaluator = o.evaluator;
+  opt.in_model = !o.no_in_model;
+  opt.in_model_options.sanitize = o.sanitize;
   opt.ab.min_samples = o.min_samples;
   opt.ab.max_samples = std::max(o.min_samples, o.max_samples);
   opt.ab.budget_s = o.shape_budget_s > 0 ? o.shape_budget_s : manifest.gate.budget_s;

@@ -27,6 +27,8 @@ struct AgentCliOptions {
   double shape_budget_s = 0;  // 0: the manifest's gate budget_s
   std::string shapes;         // comma-separated; empty: every shape
   std::string evaluator = "gate";
+  bool no_in_model = false;  // skip validation inside the manifest's workload
+  bool sanitize = false;     // in-model: one candidate run under compute-sanitizer
 };
 
 void add_agent_options(CLI::App& app, AgentCliOptions& o);

@@ -20,6 +20,7 @@
 #include "gate/gate_report.h"
 #include "gate/git_tree.h"
 #include "gate/kernel_changes.h"
+#include "gate/workload_validation.h"
 
 namespace kgate::cli {
 namespace {
@@ -37,6 +38,8 @@ struct GateArgs {
   int gpu = 0;
   std::string forge;        // empty: publish nowhere; "local" or "github"
   std::string github_repo;  // OWNER/NAME for --forge github
+  bool workload = false;    // also validate head inside the manifest's workload
+  bool sanitize = false;
 };
 
 // A temporary folder removed on scope exit. Invariant: path exists while alive.
@@ -69,6 +72,24 @@ Status append_to_file(const std::string& path, const std::string& text) {
 
 std::string change_cell(const ShapeGate& s) {
   return format_change(s.interval);
+}
+
+// In-model validation of head against base (gate/workload_validation.h): outputs must
+// match and no phase may be slower; a gain is not required of a pull request.
+nlohmann::json gate_in_workload(const Manifest* base, const Manifest& head, bool sanitize) {
+  auto spec = workload_spec(head);
+  if (!spec) return nlohmann::json();
+  auto error = [](const std::string& why) {
+    return nlohmann::json{{"status", "error"}, {"passed", false}, {"reason", why}};
+  };
+  if (!base) return error("the base has no loadable kgate.json to build its workload from");
+  WorkloadValidationOptions options;
+  options.require_gain = false;
+  options.sanitize = sanitize;
+  options.max_regression = spec->max_regression.value_or(head.gate.max_regression);
+  progress("validating head inside the workload");
+  auto v = validate_in_workload(*spec, base->root, head.root, options);
+  return v.ok() ? v->to_json() : error(v.error().message);
 }
 
 int run(const GateArgs& args) {
@@ -182,6 +203,10 @@ int run(const GateArgs& args) {
     report.kernels.push_back(std::move(gated.value()));
   }
 
+  if (args.workload && !changes.empty())
+    report.workload =
+        gate_in_workload(base_manifest ? &*base_manifest : nullptr, *head_manifest, args.sanitize);
+
   // Terminal table on stdout.
   TextTable table(
       {"kernel", "shape", "phase", "base", "head", "change [interval]", "rounds", "verdict"});
@@ -276,6 +301,11 @@ CommandRegistration registration(
                      "Timing budget per kernel-shape in seconds (default: the manifest's)");
       app.add_option("--seed", args->seed,
                      "Input seed (default: drawn from the clock, recorded in --json)");
+      app.add_flag("--workload", args->workload,
+                   "Also run the manifest's workload with base and head: outputs must match, no "
+                   "phase slower");
+      app.add_flag("--sanitize", args->sanitize,
+                   "With --workload: one head run under compute-sanitizer");
       app.add_option("--gpu", args->gpu, "GPU index (after CUDA_VISIBLE_DEVICES)")
           ->capture_default_str();
       return [args] { return run(*args); };

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "agent/workload_priority.h"
 #include "cli/agent_options.h"
 #include "cli/command.h"
 #include "core/hash.h"
@@ -50,13 +51,14 @@ int run(const AgentCliOptions& args, bool baselines) {
   } else {
     progress("baselines: skipped (--no-baselines)");
   }
-  if (!manifest->workload.is_null())
-    progress(
-        "workload profile: not used yet (hottest-first ordering comes with the profile feature); "
-        "sweeping every kernel in manifest order");
+  std::string order_note;
+  auto order = sweep_order(
+      *manifest, to_optimize_options(args, *manifest, backend).episode.state_dir, &order_note);
+  progress(order_note);
   TextTable table({"kernel", "iterations", "best", "speedup", "proposal / note"});
   bool infrastructure_failed = false;
-  for (const Kernel& kernel : manifest->kernels) {
+  for (const Kernel* kernel_ptr : order) {
+    const Kernel& kernel = *kernel_ptr;
     if (!kernel.implementation(backend)) {
       progress("skipping " + kernel.name + ": no " + backend + " implementation");
       continue;

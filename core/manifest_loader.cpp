@@ -1,5 +1,7 @@
 #include "core/manifest_loader.h"
 
+#include "core/workload_spec.h"
+
 #include <fstream>
 #include <regex>
 #include <set>
@@ -139,6 +141,8 @@ Result<Manifest> Loader::load(const json& doc) {
   if (auto workload = doc.find("workload"); workload != doc.end()) {
     if (!workload->is_object()) return fail("workload", "expected an object");
     manifest.workload = *workload;
+    // Checked here so a bad section fails the load; users call workload_spec().
+    if (auto spec = parse_workload_spec(*workload, file_); !spec.ok()) return spec.error();
   }
   return manifest;
 }

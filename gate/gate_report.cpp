@@ -1,5 +1,7 @@
 #include "gate/gate_report.h"
 
+#include "gate/workload_validation.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -104,6 +106,7 @@ std::string format_change(const RatioInterval& r) {
 bool GateReport::passed() const {
   for (const KernelGate& k : kernels)
     if (!k.passed()) return false;
+  if (workload.is_object() && !workload.value("passed", false)) return false;
   return true;
 }
 
@@ -118,6 +121,7 @@ nlohmann::json GateReport::to_json() const {
                       {"notes", notes},
                       {"kernels", nlohmann::json::array()}};
   for (const KernelGate& k : kernels) j["kernels"].push_back(k.to_json());
+  if (!workload.is_null()) j["workload"] = workload;
   return j;
 }
 
@@ -130,6 +134,7 @@ GateReport GateReport::from_json(const nlohmann::json& j) {
   r.head_commit = j.value("head_commit", "");
   r.manifest_dir = j.value("manifest_dir", "");
   r.notes = j.value("notes", std::vector<std::string>{});
+  r.workload = j.value("workload", nlohmann::json());
   for (const auto& k : j.value("kernels", nlohmann::json::array()))
     r.kernels.push_back(KernelGate::from_json(k));
   return r;
@@ -161,6 +166,7 @@ std::string render_markdown(const GateReport& report, size_t max_chars) {
   out += "\n\n";
   for (const std::string& n : report.notes) out += "- " + n + "\n";
   if (!report.notes.empty()) out += "\n";
+  if (!report.workload.is_null()) out += workload_validation_markdown(report.workload);
   if (report.kernels.empty()) return out;
 
   struct Row {

@@ -19,6 +19,7 @@ struct GateReport {
   std::string manifest_dir;  // manifest folder relative to the repository root ("" at root)
   std::vector<KernelGate> kernels;
   std::vector<std::string> notes;  // "no kernel changed", skipped kernels
+  nlohmann::json workload;  // in-model validation (gate/workload_validation.h); null: not run
 
   bool passed() const;
   nlohmann::json to_json() const;

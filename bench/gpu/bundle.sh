@@ -8,7 +8,8 @@ set -euo pipefail
 BUILD=$1 DEST=$2
 rm -rf "$DEST" && mkdir -p "$DEST/bin" "$DEST/lib" "$DEST/src"
 bins=("$BUILD/kgate" "$BUILD/tests/runner_tests" "$BUILD/tests/runner_gpu_tests"
-      "$BUILD/bench/bench_cuda" "$BUILD/bench/bench_gate_recorded" "$BUILD/bench/bench_host_inputs")
+      "$BUILD/tests/agent_gpu_tests" "$BUILD/bench/bench_cuda" "$BUILD/bench/bench_gate_recorded"
+      "$BUILD/bench/bench_host_inputs")
 for b in "${bins[@]}"; do
   [ -x "$b" ] || { echo "bundle: missing $b" >&2; exit 2; }
   cp "$b" "$DEST/bin/" && strip "$DEST/bin/$(basename "$b")"
@@ -16,11 +17,14 @@ done
 for b in "${bins[@]}"; do ldd "$b"; done | awk '/=>/ {print $3}' | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libstdc++*|libgcc_s*) ;;
-    libcuda.so*|libnvrtc*|libcupti*|libnvperf*|libcudart*) ;;  # the GPU machine's toolkit has these
+    libcuda.so*|libnvrtc*|libcupti*|libnvperf*|libcudart*|libcublas*) ;;  # the GPU machine's toolkit has these
     *) cp -L "$lib" "$DEST/lib/" ;;
   esac
 done
+# kgate extract injects the launch tracer it finds next to the executable.
+cp "$BUILD/libkgate_trace.so" "$DEST/bin/" && strip "$DEST/bin/libkgate_trace.so"
 cp -r examples "$DEST/src/"
+rm -rf "$DEST"/src/examples/*/workload/build  # rebuilt there for its GPU
 mkdir -p "$DEST/src/bench/gpu" && cp bench/pytorch_ops.py bench/episodes_table.py "$DEST/src/bench/"
 cp bench/gpu/episodes.sh "$DEST/src/bench/gpu/"
 cp bench/gpu/run_all.sh "$DEST/"

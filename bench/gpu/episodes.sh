@@ -20,7 +20,7 @@ for spec in rmsnorm:40 fused_add_rmsnorm:40 silu_and_mul:40 rotary_embedding:40 
   echo "=== $k: shapes $shapes, budget ${budget}s" >&2
   start=$(date +%s)
   timeout $((budget + 60)) "$KGATE" optimize "$k" --repo "$REPO" --backend cuda --agent tuner --new \
-    --state-dir "$STATE" --seed 1 --max-iters 20 --patience 4 --budget-s "$budget" \
+    --state-dir "$STATE" --no-in-model --seed 1 --max-iters 20 --patience 4 --budget-s "$budget" \
     --shapes "$shapes" --shape-budget-s 0.25 \
     > "$OUT/episode-$k.log" 2>&1
   echo "=== $k exit $? after $(( $(date +%s) - start ))s" | tee -a "$OUT/episode-$k.log" >&2

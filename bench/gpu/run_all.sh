@@ -50,9 +50,14 @@ run_if examples_correct 300 "$D/bin/runner_gpu_tests" --gtest_filter='CudaGpuTes
 # Markdown for docs/BENCHMARKS.md in gate_recorded.md; the recordings in gate_recordings/.
 run_if gate_recorded 235 "$D/bin/bench_gate_recorded" record examples/llm-ops rmsnorm/prefill-2k fused_add_rmsnorm/prefill-8k rmsnorm/decode-b1 silu_and_mul/decode-b1 --seconds 40 --save "$OUT/gate_recordings" --markdown "$OUT/gate_recorded.md"
 # A tuner episode per kernel on the GPU (speedup over the first version, gated).
-run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes
+run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes --no-in-model
 # A tuner episode on each of the six CUDA example kernels and the table for docs/BENCHMARKS.md
 # (OUT/episodes.md; PyTorch eager and the copy ceiling are measured in the same stage).
 run_if episodes 600 bash "$D/src/bench/gpu/episodes.sh" "$D/bin/kgate" examples/llm-ops "$OUT"
 run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backend cuda --shape prefill-8k --json "$OUT/profile.json"
+# The example workload: extract's task list, then candidates validated in-model
+# (needs nvcc and libcublas of the machine's toolkit; see docs/workload.md).
+export PATH="/usr/local/cuda/bin:$PATH"
+run_if extract 300 "$D/bin/kgate" extract --repo examples/llm-ops --json "$OUT/tasks.json" --trace "$OUT/trace.json" --state-dir /tmp/kgate-workload
+run_if workload_tests 590 "$D/bin/agent_gpu_tests" --gtest_filter='InModelGpu*'
 grep -hE "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT"/*tests.log 2>/dev/null

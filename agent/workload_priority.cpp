@@ -1,0 +1,105 @@
+#include "agent/workload_priority.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "core/file_util.h"
+
+namespace kgate {
+namespace {
+
+std::string pct(double share) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(1);
+  s << share * 100 << "%";
+  return s.str();
+}
+
+std::string dims(const std::array<uint32_t, 3>& d) {
+  return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+         "]";
+}
+
+}  // namespace
+
+std::filesystem::path task_list_path(const std::filesystem::path& state_dir) {
+  return state_dir / "workload" / "tasks.json";
+}
+
+Result<std::optional<TaskList>> load_task_list(const std::filesystem::path& state_dir) {
+  auto path = task_list_path(state_dir);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::optional<TaskList>();
+  auto text = read_file(path);
+  if (!text.ok()) return text.error();
+  auto doc = nlohmann::json::parse(*text, nullptr, false);
+  if (doc.is_discarded())
+    return Error::bad_input(path.string() + ": not valid JSON; run `kgate extract` again");
+  auto tasks = TaskList::from_json(doc);
+  if (!tasks.ok()) return tasks.error().with_context(path.string());
+  return std::optional<TaskList>(std::move(tasks.value()));
+}
+
+std::vector<const Kernel*> order_by_workload(const Manifest& manifest, const TaskList* tasks) {
+  std::vector<const Kernel*> order;
+  for (const Kernel& k : manifest.kernels) order.push_back(&k);
+  if (!tasks) return order;
+  std::stable_sort(order.begin(), order.end(), [&](const Kernel* a, const Kernel* b) {
+    return tasks->kernel_share(a->name) > tasks->kernel_share(b->name);
+  });
+  return order;
+}
+
+std::string workload_focus(const TaskList& tasks, const Kernel& kernel) {
+  double total = tasks.kernel_share(kernel.name);
+  if (total <= 0) return "";
+  std::ostringstream out;
+  out << kernel.name << " takes " << pct(total) << " of the workload's GPU time.\n";
+  std::string hottest_phase;
+  double hottest = 0;
+  for (const PhaseTasks& p : tasks.phases) {
+    for (const TaskKernel& k : p.kernels) {
+      if (k.kernel != kernel.name) continue;
+      out << "- " << p.phase << ": " << pct(k.share_of_phase) << " of the phase ("
+          << pct(k.share_of_total) << " of all), " << k.launches << " launches, typical grid "
+          << dims(k.grid) << " block " << dims(k.block);
+      if (k.configs > 1) out << " (" << k.configs << " launch configurations)";
+      out << "\n";
+      if (k.share_of_total > hottest) hottest = k.share_of_total, hottest_phase = p.phase;
+    }
+  }
+  if (!hottest_phase.empty()) {
+    out << "The phase that matters most is " << hottest_phase << ".";
+    std::string shapes;
+    for (const Shape& s : kernel.shapes)
+      if (s.phase == hottest_phase) shapes += (shapes.empty() ? "" : ", ") + s.name;
+    if (!shapes.empty()) out << " Its shapes: " << shapes << ".";
+    out << " A change that slows " << hottest_phase << " shapes to gain elsewhere is a loss.\n";
+  }
+  return out.str();
+}
+
+std::vector<const Kernel*> sweep_order(const Manifest& manifest,
+                                       const std::filesystem::path& state_dir, std::string* note) {
+  auto tasks = load_task_list(state_dir);
+  if (!tasks.ok()) {
+    if (note) *note = tasks.error().message + "; sweeping in manifest order";
+    return order_by_workload(manifest, nullptr);
+  }
+  if (!tasks->has_value()) {
+    if (note)
+      *note = "no task list at " + task_list_path(state_dir).string() +
+              " (run `kgate extract`); sweeping in manifest order";
+    return order_by_workload(manifest, nullptr);
+  }
+  auto order = order_by_workload(manifest, &**tasks);
+  if (note) {
+    *note = "sweeping hottest first (workload task list):";
+    for (const Kernel* k : order)
+      *note += " " + k->name + " " + pct((*tasks)->kernel_share(k->name));
+  }
+  return order;
+}
+
+}  // namespace kgate

@@ -1,0 +1,36 @@
+#pragma once
+// What the deployed workload says about which kernels matter: the task list
+// `kgate extract` stores (<state>/workload/tasks.json) orders a sweep
+// hottest first and tells an episode which phase and launch shapes of its
+// kernel carry the most GPU time.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/manifest.h"
+#include "runner/task_list.h"
+
+namespace kgate {
+
+std::filesystem::path task_list_path(const std::filesystem::path& state_dir);
+
+// The stored task list; nullopt when `kgate extract` has not run. An Error
+// when the file exists but cannot be read.
+Result<std::optional<TaskList>> load_task_list(const std::filesystem::path& state_dir);
+
+// Manifest kernels by their share of the workload's GPU time, largest first;
+// kernels the workload never launched follow in manifest order. Without a
+// task list: manifest order.
+std::vector<const Kernel*> order_by_workload(const Manifest& manifest, const TaskList* tasks);
+
+// For the episode's context: the kernel's share of GPU time per phase, its
+// launch count and typical grid/block there, and the phase that matters most,
+// with the manifest shapes of that phase. Empty when the kernel never ran.
+std::string workload_focus(const TaskList& tasks, const Kernel& kernel);
+
+// For `kgate sweep`: the order, with a progress line saying where it came from.
+std::vector<const Kernel*> sweep_order(const Manifest& manifest,
+                                       const std::filesystem::path& state_dir, std::string* note);
+
+}  // namespace kgate

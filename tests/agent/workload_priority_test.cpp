@@ -1,0 +1,76 @@
+// Sweep order and episode focus from a task list built on the recorded
+// workload trace (tests/fixtures/workload/llama_trace.json).
+#include "agent/workload_priority.h"
+
+#include <gtest/gtest.h>
+
+#include "core/file_util.h"
+#include "core/manifest_loader.h"
+#include "support/test_support.h"
+
+namespace kgate {
+namespace {
+
+struct WorkloadPriorityTest : ::testing::Test {
+  void SetUp() override {
+    auto m = load_manifest(testing::example_dir());
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    manifest = std::move(m.value());
+    auto t = read_launch_trace(std::filesystem::path(KGATE_TEST_FIXTURES) / "workload" /
+                               "llama_trace.json");
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    tasks = build_task_list(*t, manifest);
+  }
+  Manifest manifest;
+  TaskList tasks;
+};
+
+TEST_F(WorkloadPriorityTest, OrdersKernelsByTheirShareOfGpuTime) {
+  auto order = order_by_workload(manifest, &tasks);
+  ASSERT_EQ(order.size(), manifest.kernels.size());
+  for (size_t i = 1; i < order.size(); ++i)
+    EXPECT_GE(tasks.kernel_share(order[i - 1]->name), tasks.kernel_share(order[i]->name))
+        << order[i - 1]->name << " before " << order[i]->name;
+  EXPECT_NE(order.front()->name, manifest.kernels.front().name)
+      << "the fixture's hottest kernel is not the manifest's first";
+  // Without a task list: manifest order.
+  auto plain = order_by_workload(manifest, nullptr);
+  for (size_t i = 0; i < plain.size(); ++i) EXPECT_EQ(plain[i], &manifest.kernels[i]);
+}
+
+TEST_F(WorkloadPriorityTest, FocusNamesTheHottestPhaseAndItsShapes) {
+  const Kernel& gemv = *manifest.kernel("gemv");
+  std::string focus = workload_focus(tasks, gemv);
+  ASSERT_FALSE(focus.empty());
+  std::string hottest;
+  double best = 0;
+  for (const PhaseTasks& p : tasks.phases)
+    for (const TaskKernel& k : p.kernels)
+      if (k.kernel == "gemv" && k.share_of_total > best) best = k.share_of_total, hottest = p.phase;
+  EXPECT_NE(focus.find("The phase that matters most is " + hottest), std::string::npos) << focus;
+  for (const Shape& s : gemv.shapes) {
+    if (s.phase == hottest) {
+      EXPECT_NE(focus.find(s.name), std::string::npos) << s.name;
+    }
+  }
+  EXPECT_NE(focus.find("launches"), std::string::npos);
+}
+
+TEST_F(WorkloadPriorityTest, SweepReadsTheStoredTaskList) {
+  testing::TempDir state;
+  std::string note;
+  auto plain = sweep_order(manifest, state.path(), &note);
+  EXPECT_NE(note.find("run `kgate extract`"), std::string::npos) << note;
+  EXPECT_EQ(plain.front(), &manifest.kernels.front());
+  std::filesystem::create_directories(task_list_path(state.path()).parent_path());
+  ASSERT_TRUE(write_file_atomic(task_list_path(state.path()), tasks.to_json().dump()).ok());
+  auto hot = sweep_order(manifest, state.path(), &note);
+  EXPECT_EQ(hot, order_by_workload(manifest, &tasks));
+  EXPECT_NE(note.find("hottest first"), std::string::npos) << note;
+  testing::write(task_list_path(state.path()), "{broken");
+  auto broken = sweep_order(manifest, state.path(), &note);
+  EXPECT_NE(note.find("not valid JSON"), std::string::npos) << note;
+}
+
+}  // namespace
+}  // namespace kgate

@@ -5,11 +5,28 @@
 // With --big N it instead posts N deliveries of 25 MB at once and reports the
 // server's peak resident memory (VmHWM).
 //
-//   bench_webhooks [--kgate PATH] [--seconds 10] [--connections 8]
+// --rate R is open loop: deliveries are due at a fixed rate (R per second,
+// evenly spaced) whatever the answers do, and each answer time runs from
+// when its delivery was due, so a slow answer delays the ones queued behind
+// it and shows in the quantiles (no coordinated omission). One thread drives
+// every connection through epoll with pre-built requests, so the generator
+// costs little of the 2 cores it shares with the server. Without --rate the
+// generator is closed loop (each connection sends when answered).
+//
+//   bench_webhooks [--kgate PATH] [--seconds 10] [--connections 8] [--rate 0]
 //                  [--durability full|normal] [--big 0] [--source CHECKOUT]
+//                  [--http-threads 8]
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cstring>
+#include <deque>
 
 #include <algorithm>
 #include <atomic>
@@ -53,7 +70,8 @@ struct Server {
   int port = 0;
 };
 
-Server start_server(const fs::path& kgate, const fs::path& work, const std::string& durability) {
+Server start_server(const fs::path& kgate, const fs::path& work, const std::string& durability,
+                    const std::string& http_threads) {
   fs::create_directories(work / "repo");
   std::ofstream(work / "job.sh")
       << "#!/bin/sh\nexec sleep 600\n";  // the GPU stays busy: jobs queue up
@@ -68,7 +86,7 @@ Server start_server(const fs::path& kgate, const fs::path& work, const std::stri
     execl(kgate.c_str(), kgate.c_str(), "serve", "--listen", "127.0.0.1:0", "--repo",
           (work / "repo").c_str(), "--state-dir", (work / "state").c_str(), "--job-command",
           (work / "job.sh").c_str(), "--workers", "1", "--drain-timeout", "0", "--durability",
-          durability.c_str(), nullptr);
+          durability.c_str(), "--http-threads", http_threads.c_str(), nullptr);
     _exit(127);
   }
   for (int i = 0; i < 500 && server.port == 0; ++i) {
@@ -94,6 +112,164 @@ std::string example_body(const fs::path& source) {
   return "";
 }
 
+// One keep-alive connection of the open-loop generator. Invariant: at most
+// one request in flight; `due` is when that request was scheduled.
+struct Connection {
+  int fd = -1;
+  bool busy = false;
+  Clock::time_point due;
+  std::string out;  // bytes still to send
+  size_t sent = 0;
+  std::string in;  // answer bytes so far
+};
+
+int connect_loopback(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);  // EINPROGRESS
+  return fd;
+}
+
+// The length of a complete HTTP answer at the start of `in` (0: not yet), and its status.
+size_t complete_answer(const std::string& in, int& status) {
+  size_t end = in.find("\r\n\r\n");
+  if (end == std::string::npos) return 0;
+  status = in.size() > 12 ? std::atoi(in.c_str() + 9) : 0;
+  size_t length = 0;
+  size_t at = in.find("Content-Length:");
+  if (at == std::string::npos) at = in.find("content-length:");
+  if (at != std::string::npos && at < end) length = std::strtoul(in.c_str() + at + 15, nullptr, 10);
+  return in.size() >= end + 4 + length ? end + 4 + length : 0;
+}
+
+struct OpenLoopResult {
+  std::vector<double> latencies_ms;
+  long errors = 0, sent = 0;
+  double elapsed = 0;
+  double late_ms = 0;  // the most a delivery waited for a free connection
+};
+
+OpenLoopResult open_loop(int port, int connections, double rate, double seconds,
+                         const std::string& body, const std::string& signature) {
+  OpenLoopResult result;
+  int ep = epoll_create1(0);
+  std::vector<Connection> conns(connections);
+  for (int i = 0; i < connections; ++i) {
+    conns[i].fd = connect_loopback(port);
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLET;
+    ev.data.u32 = static_cast<uint32_t>(i);
+    epoll_ctl(ep, EPOLL_CTL_ADD, conns[i].fd, &ev);
+  }
+  const std::string head_start =
+      "POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+      "X-GitHub-Event: pull_request\r\nX-Hub-Signature-256: " +
+      signature + "\r\nContent-Length: " + std::to_string(body.size()) +
+      "\r\nX-GitHub-Delivery: open-";
+  auto flush = [&](Connection& c) {
+    while (c.sent < c.out.size()) {
+      ssize_t n = ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);
+      if (n <= 0) return;
+      c.sent += static_cast<size_t>(n);
+    }
+  };
+  std::deque<Clock::time_point> waiting;  // due but no free connection yet
+  auto start = Clock::now();
+  auto period =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1 / rate));
+  long total = static_cast<long>(rate * seconds);
+  long scheduled = 0, answered_or_failed = 0;
+  size_t next_free = 0;
+  char buf[65536];
+  while (answered_or_failed < total) {
+    auto now = Clock::now();
+    while (scheduled < total && start + scheduled * period <= now)
+      waiting.push_back(start + (scheduled++) * period);
+    // Hand due deliveries to idle connections.
+    for (int tries = 0; !waiting.empty() && tries < connections; ++tries) {
+      Connection& c = conns[next_free];
+      next_free = (next_free + 1) % conns.size();
+      if (c.busy) continue;
+      c.busy = true;
+      c.due = waiting.front();
+      result.late_ms =
+          std::max(result.late_ms, std::chrono::duration<double, std::milli>(now - c.due).count());
+      waiting.pop_front();
+      c.out = head_start + std::to_string(result.sent++) + "\r\n\r\n" + body;
+      c.sent = 0;
+      c.in.clear();
+      flush(c);
+    }
+    int timeout_ms = 1;
+    if (waiting.empty() && scheduled < total) {
+      auto until = start + scheduled * period - Clock::now();
+      timeout_ms = std::max<int>(
+          0,
+          static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(until).count()));
+    }
+    epoll_event events[64];
+    int n = epoll_wait(ep, events, 64, std::min(timeout_ms, 1));
+    for (int e = 0; e < n; ++e) {
+      Connection& c = conns[events[e].data.u32];
+      if (events[e].events & EPOLLOUT) flush(c);
+      if (!(events[e].events & (EPOLLIN | EPOLLERR | EPOLLHUP))) continue;
+      while (true) {
+        ssize_t got = ::recv(c.fd, buf, sizeof buf, 0);
+        if (got <= 0) break;
+        c.in.append(buf, static_cast<size_t>(got));
+      }
+      int status = 0;
+      if (c.busy && complete_answer(c.in, status) > 0) {
+        double ms = std::chrono::duration<double, std::milli>(Clock::now() - c.due).count();
+        if (status == 202)
+          result.latencies_ms.push_back(ms);
+        else
+          ++result.errors;
+        ++answered_or_failed;
+        c.busy = false;
+        c.in.clear();
+      }
+    }
+    if (std::chrono::duration<double>(Clock::now() - start).count() > seconds + 30) {
+      result.errors += total - answered_or_failed;  // never answered
+      break;
+    }
+  }
+  result.elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  for (auto& c : conns) ::close(c.fd);
+  ::close(ep);
+  return result;
+}
+
+// The server's own view from /metrics: the time from a delivery's body being
+// read to its answer (verify, parse, group commit), as mean and the share
+// answered within 5 and 10 ms. What the client sees beyond that is the
+// connection, the body transfer and scheduling.
+void print_server_view(int port) {
+  httplib::Client client("127.0.0.1", port);
+  auto r = client.Get("/metrics");
+  if (!r || r->status != 200) return;
+  double sum = 0, count = 0, within5 = 0, within10 = 0;
+  std::istringstream lines(r->body);
+  for (std::string line; std::getline(lines, line);) {
+    auto value = [&] { return std::stod(line.substr(line.rfind(' ') + 1)); };
+    if (line.rfind("kgate_webhook_answer_seconds_sum", 0) == 0) sum = value();
+    if (line.rfind("kgate_webhook_answer_seconds_count", 0) == 0) count = value();
+    if (line.rfind("kgate_webhook_answer_seconds_bucket{le=\"0.005\"}", 0) == 0) within5 = value();
+    if (line.rfind("kgate_webhook_answer_seconds_bucket{le=\"0.01\"}", 0) == 0) within10 = value();
+  }
+  if (count > 0)
+    std::printf(
+        "server side (body read to answer): mean %.2f ms; within 5 ms %.1f%%, within 10 ms "
+        "%.1f%%\n",
+        sum / count * 1000, within5 / count * 100, within10 / count * 100);
+}
+
 double quantile(std::vector<double>& v, double q) {
   if (v.empty()) return 0;
   size_t i = std::min(v.size() - 1, static_cast<size_t>(q * (v.size() - 1) + 0.5));
@@ -111,6 +287,8 @@ int main(int argc, char** argv) {
   int connections = std::stoi(arg(argc, argv, "--connections", "8"));
   int big = std::stoi(arg(argc, argv, "--big", "0"));
   std::string durability = arg(argc, argv, "--durability", "full");
+  double rate = std::stod(arg(argc, argv, "--rate", "0"));
+  std::string http_threads = arg(argc, argv, "--http-threads", "8");
   fs::path source = arg(argc, argv, "--source", ".");  // the kgate checkout (run from its root)
 
   std::string body = example_body(source);
@@ -119,7 +297,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   fs::path work = fs::temp_directory_path() / ("kgate-bench-" + std::to_string(getpid()));
-  Server server = start_server(kgate, work, durability);
+  Server server = start_server(kgate, work, durability, http_threads);
   if (server.port == 0) {
     std::fprintf(stderr, "bench: kgate serve did not start; see %s\n",
                  (work / "serve.log").c_str());
@@ -156,6 +334,24 @@ int main(int argc, char** argv) {
                 huge.size(), accepted.load(), elapsed);
     std::printf("server RSS before %.1f MB, peak (VmHWM) %.1f MB\n", before / 1024.0,
                 peak / 1024.0);
+  } else if (rate > 0) {
+    std::string signature = kgate::webhooks::github_signature(kSecret, body);
+    OpenLoopResult r = open_loop(server.port, connections, rate, seconds, body, signature);
+    std::vector<double>& l = r.latencies_ms;
+    size_t n = l.size();
+    double p50 = quantile(l, 0.50), p99 = quantile(l, 0.99), p999 = quantile(l, 0.999),
+           max = n ? *std::max_element(l.begin(), l.end()) : 0;
+    std::printf(
+        "open loop: %ld deliveries due at %.0f/s (%zu-byte body, signed) over %d connections, "
+        "durability=%s\n",
+        r.sent, rate, body.size(), connections, durability.c_str());
+    std::printf(
+        "answered 202: %zu in %.2f s (%.0f deliveries/s); answer time from due: p50 %.2f ms, "
+        "p99 %.2f ms, p99.9 %.2f ms, max %.2f ms; errors %ld\n",
+        n, r.elapsed, n / r.elapsed, p50, p99, p999, max, r.errors);
+    std::printf("most a delivery waited for a free connection: %.2f ms\n", r.late_ms);
+    print_server_view(server.port);
+    std::printf("server peak RSS (VmHWM) %.1f MB\n", vm_kb(server.pid, "VmHWM") / 1024.0);
   } else {
     std::string signature = kgate::webhooks::github_signature(kSecret, body);
     std::atomic<bool> stop{false};

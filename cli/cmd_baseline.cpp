@@ -2,6 +2,7 @@
 // timing baselines (baselines/<gpu-slug>/<kernel>.json) with a history.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 #include "cli/command.h"
@@ -11,6 +12,7 @@
 #include "core/text_table.h"
 #include "gate/baseline_store.h"
 #include "gate/drift.h"
+#include "gate/revision_checkout.h"
 #include "runner/kernel_run.h"
 
 namespace kgate::cli {
@@ -24,6 +26,7 @@ struct BaselineArgs {
   std::string gpu;  // show/drift: only this GPU (name or slug)
   std::string backend = "auto";
   std::string revision;
+  std::string ref;  // record/compare: measure this revision instead of the working tree
   int samples = 0;  // 0: the manifest's timing.samples
   uint64_t seed = 0;
   int gpu_index = 0;
@@ -71,14 +74,29 @@ Result<std::unique_ptr<Backend>> open_backend(const BaselineArgs& args) {
 }
 
 int measure_and(const BaselineArgs& args, bool record) {
-  auto manifest = load_manifest(args.path);
+  // --ref: measure the files of that commit (written out through libgit2);
+  // the baselines still go to the working tree's baselines/ folder, stamped
+  // with the commit id.
+  std::optional<RevisionCheckout> checkout;
+  std::string revision = args.revision;
+  std::filesystem::path manifest_at = args.path;
+  if (!args.ref.empty()) {
+    auto made = RevisionCheckout::make(args.path, args.ref);
+    if (!made.ok()) return fail(made.error().with_context("--ref"));
+    checkout.emplace(std::move(made.value()));
+    manifest_at = checkout->in_checkout(args.path);
+    if (revision.empty()) revision = checkout->commit();
+  }
+  auto manifest = load_manifest(manifest_at);
   if (!manifest.ok()) return fail(manifest.error());
+  std::filesystem::path manifest_root =
+      checkout ? checkout->in_workdir(manifest->root) : manifest->root;
   if (!args.kernel.empty() && !manifest->kernel(args.kernel))
     return fail(Error::bad_input("no kernel '" + args.kernel + "' in " + manifest->path.string()));
   auto backend = open_backend(args);
   if (!backend.ok()) return fail(backend.error());
   std::filesystem::path dir =
-      args.dir.empty() ? manifest->root / "baselines" : std::filesystem::path(args.dir);
+      args.dir.empty() ? manifest_root / "baselines" : std::filesystem::path(args.dir);
   TextTable table(record ? std::vector<std::string>{"kernel", "shape", "median", "p10", "p90",
                                                     "samples", "history"}
                          : std::vector<std::string>{"kernel", "shape", "stored median", "P10-P90",
@@ -103,7 +121,7 @@ int measure_and(const BaselineArgs& args, bool record) {
     std::filesystem::path file = baseline_path(dir, device, kernel.name);
     if (record) {
       std::string hash = sha256_file(manifest->root / impl->source);
-      BaselineEntry entry = baseline_entry(result->shapes, hash, args.revision);
+      BaselineEntry entry = baseline_entry(result->shapes, hash, revision);
       auto saved = append_baseline(file, kernel.name, entry);
       if (!saved.ok()) return fail(saved.error());
       for (const BaselineShape& s : entry.shapes)
@@ -208,6 +226,7 @@ CommandRegistration registration(
           ->check(CLI::IsMember({"record", "show", "compare", "drift"}));
       app.add_option("path", args->path, "kgate.json, or a folder holding one")
           ->capture_default_str();
+      app.add_option("--repo", args->path, "The same as the path argument (as in other commands)");
       app.add_option("--kernel", args->kernel, "Only this kernel");
       app.add_option("--dir", args->dir,
                      "Baselines folder (default: baselines/ beside kgate.json)");
@@ -217,6 +236,9 @@ CommandRegistration registration(
           ->capture_default_str();
       app.add_option("--revision", args->revision,
                      "record: the revision measured, stored with the entry");
+      app.add_option("--ref", args->ref,
+                     "record/compare: measure this revision (commit, branch, tag) instead of the "
+                     "working tree; record stores its commit id unless --revision is given");
       app.add_option("--samples", args->samples,
                      "record/compare: samples per shape (default: the manifest's)");
       app.add_option("--seed", args->seed, "Input seed");

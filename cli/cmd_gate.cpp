@@ -40,6 +40,8 @@ struct GateArgs {
   std::string github_repo;  // OWNER/NAME for --forge github
   bool workload = false;    // also validate head inside the manifest's workload
   bool sanitize = false;
+  int64_t pull_number = 0;  // --pr: the pull request this gate is for
+  bool accept_regression = false;
 };
 
 // A temporary folder removed on scope exit. Invariant: path exists while alive.
@@ -127,6 +129,7 @@ int run(const GateArgs& args) {
   report.base_commit = *base_commit;
   report.head_commit = *head_commit;
   report.manifest_dir = manifest_dir;
+  report.pull_number = args.pull_number;
 
   std::optional<Manifest> base_manifest;
   if (auto path = find_manifest(base_tree)) {
@@ -206,6 +209,12 @@ int run(const GateArgs& args) {
   if (args.workload && !changes.empty())
     report.workload =
         gate_in_workload(base_manifest ? &*base_manifest : nullptr, *head_manifest, args.sanitize);
+  if (args.accept_regression) {
+    // Who accepted it travels with the job (`/kgate accept-regression` by a maintainer).
+    const char* reason = std::getenv("KGATE_JOB_REASON");
+    int accepted = accept_regressions(report, reason && *reason ? reason : "--accept-regression");
+    progress(std::to_string(accepted) + " slower shape(s) accepted as a regression");
+  }
 
   // Terminal table on stdout.
   TextTable table(
@@ -261,6 +270,8 @@ int run(const GateArgs& args) {
     if (!forge.ok()) return fail(forge.error().with_context("--forge"));
     bot::CheckRunReport check;
     check.title = report.passed() ? "kgate: passed" : "kgate: failed";
+    if (args.accept_regression && report.passed()) check.title += " (regression accepted)";
+    if (args.pull_number > 0) check.title += " (#" + std::to_string(args.pull_number) + ")";
     check.conclusion = failed_check ? "failure" : (infrastructure_error ? "neutral" : "success");
     check.summary_markdown = markdown;
     if (Status s = bot::publish_check_run(**forge, *head_commit, check); !s.ok())
@@ -282,6 +293,12 @@ CommandRegistration registration(
           ->required();
       app.add_option("--head", args->head, "Head revision")->required();
       app.add_flag("--all", args->all, "Gate every kernel, changed or not");
+      app.add_option("--pr", args->pull_number,
+                     "The pull request gated: named in the report and the check run (0: none)")
+          ->check(CLI::NonNegativeNumber);
+      app.add_flag("--accept-regression", args->accept_regression,
+                   "A shape that is only slower passes, recorded as an accepted regression "
+                   "(incorrect or failing kernels still fail)");
       app.add_option("--kernel", args->kernel, "Only this kernel");
       app.add_option("--backend", args->backend, "host, cuda, or auto (cuda when a GPU is found)")
           ->check(CLI::IsMember({"auto", "host", "cuda"}))

@@ -9,6 +9,7 @@
 #include "core/log.h"
 #include "core/manifest_loader.h"
 #include "core/text_table.h"
+#include "gate/revision_checkout.h"
 
 namespace kgate::cli {
 namespace {
@@ -18,6 +19,23 @@ std::string fmt(double v) {
   s.precision(3);
   s << v;
   return s.str();
+}
+
+int run(const std::string& kernel_name, const AgentCliOptions& args);
+
+// --ref: the episode works on that commit's files (written out through
+// libgit2), while episodes, lessons and proposals stay in the repository's
+// state folder, so a job of `kgate serve` optimizes the commit it was asked
+// about whatever is checked out.
+int run_at(const std::string& kernel_name, AgentCliOptions args, const std::string& ref) {
+  if (ref.empty()) return run(kernel_name, args);
+  auto checkout = RevisionCheckout::make(args.repo, ref);
+  if (!checkout.ok()) return fail(checkout.error().with_context("--ref"));
+  progress("optimizing " + kernel_name + " at " + ref + " (" + checkout->commit().substr(0, 12) +
+           ")");
+  if (args.state_dir.empty()) args.state_dir = default_state_dir(args.repo).string();
+  args.repo = checkout->in_checkout(args.repo).string();
+  return run(kernel_name, args);
 }
 
 int run(const std::string& kernel_name, const AgentCliOptions& args) {
@@ -65,9 +83,13 @@ CommandRegistration registration(
     [](CLI::App& app) {
       auto kernel = std::make_shared<std::string>();
       auto args = std::make_shared<AgentCliOptions>();
+      auto ref = std::make_shared<std::string>();
       app.add_option("kernel", *kernel, "The kernel's name in kgate.json")->required();
       add_agent_options(app, *args);
-      return [kernel, args] { return run(*kernel, *args); };
+      app.add_option("--ref", *ref,
+                     "Optimize the kernel as it is at this revision (commit, branch, tag) "
+                     "instead of the working tree");
+      return [kernel, args, ref] { return run_at(*kernel, *args, *ref); };
     });
 
 }  // namespace

@@ -10,8 +10,11 @@
 #include <regex>
 #include <thread>
 
+#include "bot/forge_config.h"
 #include "cli/command.h"
 #include "core/log.h"
+#include "webhooks/forge_notifier.h"
+#include "webhooks/github_permissions.h"
 #include "webhooks/webhook_secrets.h"
 #include "webhooks/webhook_service.h"
 
@@ -47,6 +50,9 @@ struct ServeArgs {
   std::string state_dir;
   std::string dispatch = "local";
   std::string durability = "full";
+  std::string backend = "auto";
+  std::string forge;  // empty: notices to STATE/notices.jsonl, permissions from author_association
+  double permission_ttl_s = 60;
   int workers = 0;
   int http_threads = 8;
   double job_timeout_s = 3600;
@@ -111,8 +117,43 @@ int serve(const ServeArgs& args) {
       options.command.program = {ec ? std::string("/proc/self/exe") : self.string()};
     }
     options.command.timeout_s = args.job_timeout_s;
+    options.command.backend = args.backend;
   } else {
     return fail(Error::bad_input("--dispatch must be local or actions"));
+  }
+
+  // --forge github: notices become check runs and comments, comment commands
+  // are checked against GitHub's collaborator permission, and gate jobs
+  // publish their verdict. Both objects outlive the service below.
+  std::unique_ptr<Notifier> notifier;
+  std::unique_ptr<PermissionLookup> permissions;
+  if (args.forge == "github") {
+    std::string api_url =
+        env_or("KGATE_GITHUB_API_URL", env_or("GITHUB_API_URL", "https://api.github.com"));
+    bot::GitHubClientOptions client;
+    client.api_url = api_url;
+    // Asked while a delivery waits for its answer: fail over to
+    // author_association rather than keep GitHub's 10 s limit waiting.
+    client.timeout_s = 4;
+    client.retry.max_attempts = 1;
+    auto credentials = bot::github_credentials_from_env(bot::process_env, api_url, client);
+    if (!credentials.ok()) return fail(credentials.error().with_context("--forge github"));
+    permissions = std::make_unique<GitHubPermissions>(
+        std::make_shared<bot::GitHubClient>(*credentials, client), args.permission_ttl_s);
+    options.permissions = permissions.get();
+    std::filesystem::path repo_dir = options.repo;
+    notifier = std::make_unique<ForgeNotifier>([repo_dir, api_url](const std::string& repository) {
+      bot::ForgeConfig config;
+      config.kind = "github";
+      config.github_repo = repository;
+      config.api_url = api_url;
+      config.repo_dir = repo_dir;
+      return bot::make_forge(config);
+    });
+    options.notifier = notifier.get();
+    options.command.forge = "github";
+  } else if (!args.forge.empty()) {
+    return fail(Error::bad_input("--forge must be github (or left out for the local files)"));
   }
 
   // Request bodies of up to 25 MB are allocated on many threads: with glibc's
@@ -156,6 +197,18 @@ CommandRegistration registration(
                      "queue and job outputs (default REPO/.kgate/serve)");
       app.add_option("--dispatch", args->dispatch,
                      "local: run jobs here; actions: workflow_dispatch")
+          ->capture_default_str();
+      app.add_option("--backend", args->backend,
+                     "backend jobs run with: host, cuda, or auto (cuda when a GPU is found)")
+          ->check(CLI::IsMember({"auto", "host", "cuda"}))
+          ->capture_default_str();
+      app.add_option("--forge", args->forge,
+                     "github: notices as check runs and comments, permissions from GitHub's "
+                     "API, gate verdicts published (credentials from the environment); "
+                     "default: STATE/notices.jsonl and author_association")
+          ->check(CLI::IsMember({"github"}));
+      app.add_option("--permission-ttl", args->permission_ttl_s,
+                     "seconds a GitHub permission answer is reused")
           ->capture_default_str();
       app.add_option("--workers", args->workers, "job threads (default: one per GPU, at least 1)");
       app.add_option("--http-threads", args->http_threads, "request threads")

@@ -120,6 +120,7 @@ nlohmann::json ShapeGate::to_json() const {
                       {"phase", phase},
                       {"verdict", std::string(to_string(verdict))},
                       {"fails", fails},
+                      {"accepted_regression", accepted_regression},
                       {"reason", reason},
                       {"interval", interval.to_json()},
                       {"base_median_s", number_or_null(base_median_s)},
@@ -140,6 +141,7 @@ ShapeGate ShapeGate::from_json(const nlohmann::json& j) {
   s.phase = j.value("phase", "");
   s.verdict = verdict_from_string(j.value("verdict", "error"));
   s.fails = j.value("fails", false);
+  s.accepted_regression = j.value("accepted_regression", false);
   s.reason = j.value("reason", "");
   if (j.contains("interval")) s.interval = RatioInterval::from_json(j["interval"]);
   s.base_median_s = number_from(j, "base_median_s");

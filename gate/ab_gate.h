@@ -59,7 +59,10 @@ struct BaselineComparison {
 struct ShapeGate {
   std::string shape, phase;
   Verdict verdict = Verdict::kError;
-  bool fails = false;      // this shape fails the gate
+  bool fails = false;  // this shape fails the gate
+  // A "slower" verdict a maintainer accepted (`kgate gate --accept-regression`):
+  // it no longer fails, and stays visible as accepted in every report.
+  bool accepted_regression = false;
   std::string reason;      // why it is incorrect / errored / failed
   RatioInterval interval;  // head / base at the policy's confidence
   double base_median_s = 0, head_median_s = 0;

@@ -82,6 +82,7 @@ std::string seconds_or_dash(double s) {
 std::string verdict_cell(const ShapeGate& s) {
   std::string v(to_string(s.verdict));
   if (s.fails) return "**" + v + " (fail)**";
+  if (s.accepted_regression) return v + " (regression accepted)";
   if (s.verdict == Verdict::kSlower) return v + " (within policy)";
   return v;
 }
@@ -117,6 +118,7 @@ nlohmann::json GateReport::to_json() const {
                       {"base_commit", base_commit},
                       {"head_commit", head_commit},
                       {"manifest_dir", manifest_dir},
+                      {"pull_request", pull_number},
                       {"passed", passed()},
                       {"notes", notes},
                       {"kernels", nlohmann::json::array()}};
@@ -133,6 +135,7 @@ GateReport GateReport::from_json(const nlohmann::json& j) {
   r.base_commit = j.value("base_commit", "");
   r.head_commit = j.value("head_commit", "");
   r.manifest_dir = j.value("manifest_dir", "");
+  r.pull_number = j.value("pull_request", int64_t{0});
   r.notes = j.value("notes", std::vector<std::string>{});
   r.workload = j.value("workload", nlohmann::json());
   for (const auto& k : j.value("kernels", nlohmann::json::array()))
@@ -140,9 +143,25 @@ GateReport GateReport::from_json(const nlohmann::json& j) {
   return r;
 }
 
+int accept_regressions(GateReport& report, const std::string& accepted_by) {
+  int accepted = 0;
+  for (KernelGate& k : report.kernels)
+    for (ShapeGate& s : k.shapes)
+      if (s.fails && s.verdict == Verdict::kSlower) {
+        s.fails = false;
+        s.accepted_regression = true;
+        ++accepted;
+      }
+  if (accepted > 0)
+    report.notes.push_back(std::to_string(accepted) + " slower shape" + (accepted == 1 ? "" : "s") +
+                           " accepted as a regression by " + accepted_by);
+  return accepted;
+}
+
 std::string render_markdown(const GateReport& report, size_t max_chars) {
   std::string out = std::string("## kgate: ") + (report.passed() ? "passed" : "failed") + "\n\n";
   std::string line;
+  if (report.pull_number > 0) line += "Pull request #" + std::to_string(report.pull_number) + ": ";
   if (!report.base.empty())
     line += "`" + report.base + "` (" + report.base_commit.substr(0, 12) + ") → `" + report.head +
             "` (" + report.head_commit.substr(0, 12) + ")";

@@ -17,6 +17,7 @@ struct GateReport {
   std::string base, head;  // revisions as given
   std::string base_commit, head_commit;
   std::string manifest_dir;  // manifest folder relative to the repository root ("" at root)
+  int64_t pull_number = 0;   // the pull request gated (--pr); 0: none named
   std::vector<KernelGate> kernels;
   std::vector<std::string> notes;  // "no kernel changed", skipped kernels
   nlohmann::json workload;  // in-model validation (gate/workload_validation.h); null: not run
@@ -25,6 +26,12 @@ struct GateReport {
   nlohmann::json to_json() const;
   static GateReport from_json(const nlohmann::json& j);
 };
+
+// Accepts the regressions of a gate (`/kgate accept-regression`): every shape
+// that fails only for being slower passes, marked accepted_regression, with a
+// note saying who accepted it. Incorrect, erroring and uncompiled kernels still
+// fail. Returns how many shapes were accepted.
+int accept_regressions(GateReport& report, const std::string& accepted_by);
 
 // A per-shape table (kernel, shape, phase, base, head, change with interval,
 // max error, verdict), failing rows first, then details of failures. Kept

@@ -8,7 +8,9 @@ namespace kgate::webhooks {
 
 std::vector<std::string> CommandJobExecutor::job_arguments(const StoredJob& job,
                                                            const std::filesystem::path& repo,
-                                                           const std::filesystem::path& job_dir) {
+                                                           const std::filesystem::path& job_dir,
+                                                           const std::string& backend,
+                                                           const std::string& forge) {
   const JobSpec& spec = job.spec;
   std::vector<std::string> args;
   auto add_revisions = [&] {
@@ -22,6 +24,11 @@ std::vector<std::string> CommandJobExecutor::job_arguments(const StoredJob& job,
       add_revisions();
       if (spec.pull_number) args.insert(args.end(), {"--pr", std::to_string(spec.pull_number)});
       if (spec.kind == JobKind::kAcceptRegression) args.push_back("--accept-regression");
+      if (!forge.empty()) {
+        args.insert(args.end(), {"--forge", forge});
+        if (forge == "github" && !spec.repository.empty())
+          args.insert(args.end(), {"--github-repo", spec.repository});
+      }
       args.insert(args.end(), {"--json", (job_dir / "result.json").string()});
       break;
     case JobKind::kOptimize:
@@ -37,6 +44,7 @@ std::vector<std::string> CommandJobExecutor::job_arguments(const StoredJob& job,
       args = {"sweep", "--repo", repo.string()};
       break;
   }
+  if (backend != "auto") args.insert(args.end(), {"--backend", backend});
   return args;
 }
 
@@ -45,7 +53,7 @@ JobResult CommandJobExecutor::execute(const StoredJob& job, const ExecutionConte
   std::error_code ec;
   std::filesystem::create_directories(job_dir, ec);
   std::vector<std::string> argv = options_.program;
-  auto args = job_arguments(job, options_.repo, job_dir);
+  auto args = job_arguments(job, options_.repo, job_dir, options_.backend, options_.forge);
   argv.insert(argv.end(), args.begin(), args.end());
 
   CommandOptions command;
@@ -56,7 +64,8 @@ JobResult CommandJobExecutor::execute(const StoredJob& job, const ExecutionConte
                  {"KGATE_JOB_ATTEMPT", std::to_string(job.attempts)},
                  {"KGATE_JOB_KIND", std::string(to_string(job.spec.kind))},
                  {"KGATE_JOB_DIR", job_dir.string()},
-                 {"KGATE_DELIVERY", job.delivery}};
+                 {"KGATE_DELIVERY", job.delivery},
+                 {"KGATE_JOB_REASON", job.spec.reason}};
   if (context.gpu) command.env["CUDA_VISIBLE_DEVICES"] = std::to_string(*context.gpu);
 
   JobResult result;

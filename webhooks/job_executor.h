@@ -38,6 +38,10 @@ struct CommandExecutorOptions {
   std::filesystem::path repo;
   std::filesystem::path state_dir;  // job outputs go to state_dir/jobs/<id>/
   double timeout_s = 3600;
+  std::string backend = "auto";  // passed as --backend unless "auto" (kgate serve --backend)
+  // Gate jobs publish their verdict as a check run through this forge
+  // (`gate --forge KIND --github-repo OWNER/NAME`); empty: they publish nothing.
+  std::string forge;
 };
 
 // Runs `program + job_arguments(job)` through core/subprocess.h under a time
@@ -51,7 +55,9 @@ class CommandJobExecutor : public JobExecutor {
   // The subcommand and its arguments for a job (without the program).
   static std::vector<std::string> job_arguments(const StoredJob& job,
                                                 const std::filesystem::path& repo,
-                                                const std::filesystem::path& job_dir);
+                                                const std::filesystem::path& job_dir,
+                                                const std::string& backend = "auto",
+                                                const std::string& forge = "");
 
  private:
   CommandExecutorOptions options_;

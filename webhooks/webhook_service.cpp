@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <map>
 
 #include "webhooks/delivery_intake.h"
 #include "webhooks/json_log.h"
@@ -258,6 +259,19 @@ void WebhookService::handle_delivery(const httplib::Request& req, const std::str
     line["action"] = parsed->action;
     line["repository"] = parsed->repository;
 
+    if (options_.permissions) {
+      // Ask the permission lookup here, on this request's thread, so that the
+      // router (inside the intake's shared commit) finds the answer cached and
+      // a slow GitHub delays this delivery only, not the whole batch.
+      const PermissionLookup& p = *options_.permissions;
+      if (parsed->pull_request && !parsed->pull_request->from_fork())
+        (void)p.has_write(parsed->repository, parsed->pull_request->author,
+                          parsed->pull_request->author_association);
+      if (parsed->comment && parse_comment_command(parsed->comment->body))
+        (void)p.has_write(parsed->repository, parsed->comment->author,
+                          parsed->comment->author_association);
+      if (!parsed->label.empty()) (void)p.has_write(parsed->repository, parsed->sender, "");
+    }
     IncomingDelivery incoming{delivery, event, parsed->action, body, &*parsed};
     IntakeResult result = intake_->submit(incoming);
     if (!result.status.ok())
@@ -282,15 +296,32 @@ void WebhookService::handle_delivery(const httplib::Request& req, const std::str
 }
 
 void WebhookService::notifier_loop() {
+  // A notice the forge keeps refusing (a deleted pull request, a missing
+  // permission) is given up after a few tries, so it cannot hold back the
+  // notices behind it; a forge that is down delays all of them instead.
+  constexpr int kMaxNoticeFailures = 5;
+  std::map<int64_t, int> failures;
   while (true) {
     auto notices = queue_->unsent_notices(100);
     if (notices.ok()) {
       for (const auto& [id, notice] : *notices) {
         Status sent = notifier_->notify(notice);
         if (!sent.ok()) {
-          json_log({{"msg", "notice not sent, will retry"}, {"error", sent.error().message}});
-          break;
+          int failed = ++failures[id];
+          bool give_up = failed >= kMaxNoticeFailures;
+          json_log({{"msg", give_up ? "notice dropped after repeated failures"
+                                    : "notice not sent, will retry"},
+                    {"kind", notice.kind},
+                    {"repository", notice.repository},
+                    {"pull_number", notice.pull_number},
+                    {"attempts", failed},
+                    {"error", sent.error().message}});
+          if (!give_up) break;
+          failures.erase(id);
+          (void)queue_->mark_notice_sent(id);
+          continue;
         }
+        failures.erase(id);
         (void)queue_->mark_notice_sent(id);
         json_log({{"msg", "notice"},
                   {"kind", notice.kind},

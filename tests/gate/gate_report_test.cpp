@@ -101,5 +101,34 @@ TEST(GateReport, JsonRoundTrip) {
   EXPECT_EQ(back.kernels[0].overall(), Verdict::kSlower);
 }
 
+TEST(GateReport, AcceptRegressionPassesOnlySlowerShapes) {
+  GateReport r = sample_report();
+  r.pull_number = 42;
+  r.kernels[0].shapes.push_back(shape("wrong-shape", Verdict::kIncorrect, 1.0, true));
+  EXPECT_EQ(accept_regressions(r, "/kgate accept-regression by alice"), 1);
+  const auto& shapes = r.kernels[0].shapes;
+  EXPECT_FALSE(shapes[1].fails);
+  EXPECT_TRUE(shapes[1].accepted_regression);
+  EXPECT_TRUE(shapes[2].fails);  // incorrect stays a failure
+  EXPECT_FALSE(shapes[2].accepted_regression);
+  EXPECT_FALSE(r.passed());  // and softmax still does not compile
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("by alice"), std::string::npos);
+
+  // Both survive the JSON round trip; the Markdown names the pull request and the acceptance.
+  GateReport back = GateReport::from_json(nlohmann::json::parse(r.to_json().dump()));
+  EXPECT_EQ(back.pull_number, 42);
+  EXPECT_TRUE(back.kernels[0].shapes[1].accepted_regression);
+  std::string md = render_markdown(back);
+  EXPECT_NE(md.find("Pull request #42"), std::string::npos) << md;
+  EXPECT_NE(md.find("slower (regression accepted)"), std::string::npos) << md;
+
+  GateReport only_slower = sample_report();
+  only_slower.kernels.pop_back();
+  EXPECT_FALSE(only_slower.passed());
+  accept_regressions(only_slower, "x");
+  EXPECT_TRUE(only_slower.passed());
+}
+
 }  // namespace
 }  // namespace kgate

@@ -4,6 +4,8 @@
 // pull_request_target, fork pull requests kept off the GPU runners.
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include "serve_fixture.h"
@@ -73,6 +75,46 @@ TEST(Workflows, TemplatesValidateAgainstTheActionsSchema) {
   const json& gate_inputs = gate["on"]["workflow_dispatch"]["inputs"];
   for (const char* input : {"command", "pr", "base", "head", "job_id"})
     EXPECT_TRUE(gate_inputs.contains(input)) << input;
+}
+
+// Every `kgate SUBCOMMAND --option` a template runs is an option that
+// subcommand declares (its --help), so a renamed option fails here instead of
+// on a GPU runner at night.
+TEST(Workflows, CommandsUseOptionsTheSubcommandsHave) {
+  ASSERT_TRUE(std::filesystem::exists(source_dir() / "tests/node_modules/@actions/workflow-parser"))
+      << "run scripts/setup (npm ci in tests/) to install @actions/workflow-parser";
+  auto results = validate_templates();
+  ASSERT_EQ(results.size(), 3u);
+  static const std::regex command(R"(kgate (gate|optimize|sweep|baseline record)\b([^;\n]*))");
+  static const std::regex option(R"((^|\s|\{[A-Z_]+:\+)(--[a-z][a-z-]*))");
+  std::map<std::string, std::set<std::string>> used;
+  for (const auto& [file, result] : results)
+    for (const auto& [name, job] : result["document"]["jobs"].items())
+      for (const json& step : job["steps"]) {
+        std::string run = step.value("run", "");
+        // Continuation lines belong to the command before them.
+        run = std::regex_replace(run, std::regex(R"(\\\n\s*)"), " ");
+        for (std::sregex_iterator m(run.begin(), run.end(), command), end; m != end; ++m) {
+          std::string rest = (*m)[2];
+          for (std::sregex_iterator o(rest.begin(), rest.end(), option); o != end; ++o)
+            used[(*m)[1]].insert((*o)[2]);
+          used[(*m)[1]];
+        }
+      }
+  for (const char* sub : {"gate", "optimize", "sweep", "baseline record"})
+    EXPECT_TRUE(used.count(sub)) << "no template runs kgate " << sub;
+  for (const auto& [sub, options] : used) {
+    std::vector<std::string> args;
+    std::istringstream words(sub);
+    for (std::string w; words >> w;) args.push_back(w);
+    if (args.size() > 1) args.pop_back();  // "baseline record": help of "baseline"
+    args.push_back("--help");
+    auto help = run_kgate(args);
+    ASSERT_EQ(help.exit_code, 0) << sub << ": " << help.err;
+    for (const std::string& o : options)
+      EXPECT_NE(help.out.find(o + " "), std::string::npos)
+          << "kgate " << sub << " has no option " << o << " (used by a workflow template)";
+  }
 }
 
 }  // namespace

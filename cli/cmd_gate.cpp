@@ -14,6 +14,7 @@
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/manifest_loader.h"
+#include "core/number_format.h"
 #include "core/text_table.h"
 #include "gate/ab_gate.h"
 #include "gate/baseline_store.h"

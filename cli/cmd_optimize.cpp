@@ -1,13 +1,15 @@
 // kgate optimize KERNEL: one optimization episode on one kernel; the best
 // version found is printed per shape against the original and, when it beats
-// it, written as a proposal for the bot.
+// it, written as a proposal and handed to the bot (cli/proposal_handoff.h).
 #include <cstdio>
 #include <sstream>
 
 #include "cli/agent_options.h"
 #include "cli/command.h"
+#include "cli/proposal_handoff.h"
 #include "core/log.h"
 #include "core/manifest_loader.h"
+#include "core/number_format.h"
 #include "core/text_table.h"
 
 namespace kgate::cli {
@@ -20,7 +22,7 @@ std::string fmt(double v) {
   return s.str();
 }
 
-int run(const std::string& kernel_name, const AgentCliOptions& args) {
+int run(const std::string& kernel_name, const AgentCliOptions& args, ProposalHandoff& handoff) {
   auto manifest = load_manifest(args.repo);
   if (!manifest.ok()) return fail(manifest.error());
   const Kernel* kernel = manifest->kernel(kernel_name);
@@ -29,6 +31,10 @@ int run(const std::string& kernel_name, const AgentCliOptions& args) {
   for (const std::string& s : to_optimize_options(args, *manifest, "host").ab.shapes)
     if (!kernel->shape(s)) return fail(Error::bad_input(kernel_name + " has no shape '" + s + "'"));
   std::string backend = resolve_backend(args.backend);
+  if (Status s =
+          handoff.open(args.repo, to_optimize_options(args, *manifest, backend).episode.state_dir);
+      !s.ok())
+    return fail(s.error());
   auto outcome = optimize_kernel(*manifest, *kernel, to_optimize_options(args, *manifest, backend));
   if (!outcome.ok()) return fail(outcome.error());
   const EpisodeRecord& r = outcome->episode.record;
@@ -57,7 +63,10 @@ int run(const std::string& kernel_name, const AgentCliOptions& args) {
   }
   std::printf("record: %s\n", (outcome->episode.dir / "episode.json").c_str());
   if (!outcome->proposal.empty()) std::printf("proposal: %s\n", outcome->proposal.c_str());
-  return 0;
+  if (handoff.enabled())
+    std::printf("pull request: %s\n",
+                handoff.hand_off(*manifest, *kernel, backend, outcome->proposal).c_str());
+  return handoff.failed() ? to_int(ExitCode::kInfrastructure) : 0;
 }
 
 CommandRegistration registration(
@@ -66,8 +75,10 @@ CommandRegistration registration(
       auto kernel = std::make_shared<std::string>();
       auto args = std::make_shared<AgentCliOptions>();
       app.add_option("kernel", *kernel, "The kernel's name in kgate.json")->required();
+      auto handoff = std::make_shared<ProposalHandoff>();
       add_agent_options(app, *args);
-      return [kernel, args] { return run(*kernel, *args); };
+      handoff->add_options(app);
+      return [kernel, args, handoff] { return run(*kernel, *args, *handoff); };
     });
 
 }  // namespace

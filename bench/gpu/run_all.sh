@@ -43,5 +43,13 @@ run_if gate_prefill 150 "$D/bin/bench_gate_recorded" examples/llm-ops rmsnorm pr
 run_if gate_decode 120 "$D/bin/bench_gate_recorded" examples/llm-ops rmsnorm decode-b1 60 0.2
 # A tuner episode per kernel on the GPU (speedup over the first version, gated).
 run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes
+# The main job on the GPU: a sweep of a scratch git copy of the example, its
+# accepted results as pull requests on the local forge (needs git on the machine).
+run_if sweep 420 bash -c 'set -e; rm -rf /tmp/kgate-sweep; cp -r examples/llm-ops /tmp/kgate-sweep
+  cd /tmp/kgate-sweep; git init -q; git checkout -q -b main; git add -A
+  git -c user.name=kgate -c user.email=kgate@localhost commit -qm "llm-ops example"
+  "$0" sweep --repo . --backend cuda --max-iters 3 --patience 2 --shape-budget-s 0.3 --no-baselines --state-dir /tmp/kgate-sweep-state
+  "$0" prs --repo . --state-dir /tmp/kgate-sweep-state; "$0" prs --repo . --state-dir /tmp/kgate-sweep-state --show 1
+  git log --format="%h %an %s" -1 kgate/optimize/rmsnorm' "$D/bin/kgate"
 run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backend cuda --shape prefill-8k --json "$OUT/profile.json"
 grep -hE "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT"/*tests.log 2>/dev/null

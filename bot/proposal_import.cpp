@@ -159,9 +159,9 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
   ManifestEdit edit;
   edit.kernel = out.kernel;
   edit.backend = backend;
-  for (const auto& [name, value] :
-       candidate.value("tunable_defaults_changed", nlohmann::json::object()).items())
-    edit.tunable_defaults[name] = value;
+  const nlohmann::json defaults =
+      candidate.value("tunable_defaults_changed", nlohmann::json::object());
+  for (const auto& [name, value] : defaults.items()) edit.tunable_defaults[name] = value;
   for (const auto& flag : candidate.value("flags", nlohmann::json::array()))
     if (flag.is_string()) edit.extra_flags.push_back(flag.get<std::string>());
   if (!edit.tunable_defaults.empty() || !edit.extra_flags.empty()) {

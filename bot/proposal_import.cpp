@@ -220,7 +220,7 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
     note.plan = (bottleneck.empty() ? "" : "Bottleneck: " + bottleneck + " ") +
                 (change.empty() ? "" : "Change: " + change);
     if (std::string gain = text(plan, "expected_gain"); !gain.empty())
-      note.plan += " Expected: " + gain + ".";
+      note.plan += " Expected: " + gain + (gain.back() == '.' ? "" : ".");
     if (note.plan.empty()) note.plan = "(not recorded)";
     note.reflection = text(r, "reflection");
     note.outcome = text(r, "outcome");

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/log.h"
+#include "core/number_format.h"
 #include "runner/isolated_measure.h"
 #include "runner/reference.h"
 
@@ -55,13 +56,6 @@ Status AbEvaluator::ensure_reference() {
                             ref->digest());
   reference_ = ref->program;
   return {};
-}
-
-static std::string fmt(double v, int precision = 3) {
-  std::ostringstream s;
-  s.precision(precision);
-  s << v;
-  return s.str();
 }
 
 Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head) {
@@ -116,6 +110,7 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
     m.budget_s = options_.budget_s;
     m.time_limit_s = options_.time_limit_s;
     ShapeMeasurement r = measure_shape(m);
+    if (!r.device.name.empty()) e.device = r.device.to_json();
 
     ShapeEvaluation s;
     s.shape = shape.name;
@@ -178,8 +173,8 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
   e.summary = std::string(e.improved   ? "improved"
                           : any_slower ? "slower on some shapes"
                                        : "no gain") +
-              ": geomean time ratio " + fmt(e.geomean_ratio) + " (speedup " +
-              fmt(1 / e.geomean_ratio) + "x)";
+              ": geomean time ratio " + format_number(e.geomean_ratio) + " (speedup " +
+              format_number(1 / e.geomean_ratio) + "x)";
   return e;
 }
 

@@ -4,17 +4,10 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/text_table.h"
+#include "core/number_format.h"
 
 namespace kgate {
 namespace {
-
-std::string fmt(double v, int precision = 3) {
-  std::ostringstream s;
-  s.precision(precision);
-  s << v;
-  return s.str();
-}
 
 std::string settings_text(const nlohmann::json& candidate) {
   std::string s;
@@ -29,7 +22,7 @@ std::string settings_text(const nlohmann::json& candidate) {
 std::string result_line(const IterationRecord& it) {
   std::string line = "iteration " + std::to_string(it.index) + ": " + it.outcome;
   if (it.evaluation && it.evaluation->compiled && it.evaluation->correct)
-    line += " (speedup " + fmt(1 / it.evaluation->geomean_ratio) + "x)";
+    line += " (speedup " + format_number(1 / it.evaluation->geomean_ratio) + "x)";
   std::string change = it.plan.value("change", "");
   line += " — settings " + settings_text(it.candidate);
   if (!change.empty()) line += "; change: " + first_sentences(change, 1);
@@ -48,8 +41,9 @@ std::string recent_block(const IterationRecord& it) {
       if (sh.verdict == ShapeVerdict::kWrong || sh.verdict == ShapeVerdict::kError)
         s += " — " + sh.reason;
       else
-        s += " ratio " + fmt(sh.ratio) + " [" + fmt(sh.ratio_lo) + ", " + fmt(sh.ratio_hi) + "] (" +
-             format_seconds(sh.best_s) + " -> " + format_seconds(sh.candidate_s) + ")";
+        s += " ratio " + format_number(sh.ratio) + " [" + format_number(sh.ratio_lo) + ", " +
+             format_number(sh.ratio_hi) + "] (" + format_seconds(sh.best_s) + " -> " +
+             format_seconds(sh.candidate_s) + ")";
       s += "\n";
     }
   }
@@ -103,7 +97,8 @@ std::string timing_profile_summary(const std::vector<ShapeEvaluation>& timing,
     if (sh.best_s <= 0) continue;
     double gbps = sh.bytes_moved / sh.best_s / 1e9;
     s += "- " + sh.shape + " (" + sh.phase + "): " + format_seconds(sh.best_s) + ", " +
-         std::to_string(sh.bytes_moved) + " bytes moved, " + fmt(gbps) + " GB/s achieved\n";
+         std::to_string(sh.bytes_moved) + " bytes moved, " + format_number(gbps) +
+         " GB/s achieved\n";
   }
   std::string res;
   if (resources.registers >= 0)
@@ -154,9 +149,10 @@ AgentRequest build_propose_request(const ContextInput& in) {
                        "), entry `" + impl.entry + "`, file " + impl.source + ". Iteration " +
                        std::to_string(in.iteration) + " of " + std::to_string(in.max_iterations) +
                        ".\n";
-  header += "Tolerance: atol " + fmt(k.tolerance.atol) + ", rtol " + fmt(k.tolerance.rtol) +
-            ". Gate: an improvement counts above " + fmt(in.manifest->gate.min_improvement * 100) +
-            "% with " + fmt(in.manifest->gate.confidence * 100) + "% confidence.\n";
+  header += "Tolerance: atol " + format_number(k.tolerance.atol) + ", rtol " +
+            format_number(k.tolerance.rtol) + ". Gate: an improvement counts above " +
+            format_number(in.manifest->gate.min_improvement * 100) + "% with " +
+            format_number(in.manifest->gate.confidence * 100) + "% confidence.\n";
   if (!impl.tunables.empty()) {
     header += "Tunables (-D values):";
     for (const Tunable& t : impl.tunables) {
@@ -227,7 +223,7 @@ AgentRequest build_propose_request(const ContextInput& in) {
   nlohmann::json lessons_json = nlohmann::json::array();
   for (const Lesson& l : in.lessons) {
     lessons += "- [" + l.kernel + ", " + l.bottleneck + "] " + l.change + " -> " + l.outcome;
-    if (l.speedup > 0) lessons += " (" + fmt(l.speedup) + "x)";
+    if (l.speedup > 0) lessons += " (" + format_number(l.speedup) + "x)";
     if (!l.reflection.empty()) lessons += ": " + first_sentences(l.reflection, 2);
     lessons += "\n";
     lessons_json.push_back(l.to_json());

@@ -91,6 +91,7 @@ nlohmann::json Evaluation::to_json() const {
   else
     j["resources"] = resources.to_json();
   for (const ShapeEvaluation& s : shapes) j["shapes"].push_back(s.to_json());
+  if (!device.is_null()) j["device"] = device;
   return j;
 }
 
@@ -105,6 +106,7 @@ Evaluation Evaluation::from_json(const nlohmann::json& j) {
   e.geomean_ratio = j.value("geomean_ratio", 1.0);
   e.summary = j.value("summary", "");
   e.engine = j.value("engine", "");
+  if (j.contains("device")) e.device = j["device"];
   if (j.contains("shapes"))
     for (const auto& s : j["shapes"]) e.shapes.push_back(ShapeEvaluation::from_json(s));
   return e;

@@ -60,6 +60,9 @@ struct Evaluation {
   std::vector<ShapeEvaluation> shapes;
   std::string summary;  // one line for people and agents
   std::string engine;   // which A/B engine decided ("measure_shape A/B")
+  // Where it was timed (DeviceInfo::to_json: name, driver, runtime, peak
+  // clock), for the environment a pull request reports; null when unknown.
+  nlohmann::json device;
 
   nlohmann::json to_json() const;
   static Evaluation from_json(const nlohmann::json& j);

@@ -10,18 +10,12 @@
 #include "agent/agent_context.h"
 #include "core/file_util.h"
 #include "core/log.h"
+#include "core/number_format.h"
 
 namespace kgate {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string fmt(double v, int precision = 3) {
-  std::ostringstream s;
-  s.precision(precision);
-  s << v;
-  return s.str();
-}
 
 std::string new_episode_id(const std::string& kernel, uint64_t seed) {
   std::time_t t = std::time(nullptr);
@@ -215,7 +209,7 @@ Result<EpisodeResult> EpisodeRunner::run() {
       break;
     }
     if (options_.budget_s > 0 && elapsed() >= options_.budget_s) {
-      stop_reason = "time budget (" + fmt(options_.budget_s) + " s) used";
+      stop_reason = "time budget (" + format_number(options_.budget_s) + " s) used";
       break;
     }
     int without_gain = 0;
@@ -449,9 +443,9 @@ Result<EpisodeResult> EpisodeRunner::run() {
   KGATE_RETURN_IF_ERROR(save());
   progress("episode " + rec.id + " finished: " + stop_reason + "; best: iteration " +
            std::to_string(rec.best_iteration) +
-           (rec.final_evaluation
-                ? ", " + fmt(1 / rec.final_evaluation->geomean_ratio) + "x over the original"
-                : ""));
+           (rec.final_evaluation ? ", " + format_number(1 / rec.final_evaluation->geomean_ratio) +
+                                       "x over the original"
+                                 : ""));
   result.best_source = best_source;
   return result;
 }

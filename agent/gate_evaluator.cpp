@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/number_format.h"
 #include "gate/ab_gate.h"
 
 namespace kgate {
@@ -27,13 +28,6 @@ ShapeVerdict to_shape_verdict(Verdict v) {
       return ShapeVerdict::kError;
   }
   return ShapeVerdict::kError;
-}
-
-std::string fmt(double v) {
-  std::ostringstream s;
-  s.precision(3);
-  s << v;
-  return s.str();
 }
 
 }  // namespace
@@ -102,6 +96,7 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
       e.summary = "does not compile";
       return e;
     }
+    if (!gate->device.name.empty()) e.device = gate->device.to_json();
     for (const ShapeGate& g : gate->shapes) {
       ShapeEvaluation s;
       s.shape = g.shape;
@@ -153,8 +148,8 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
   e.summary = std::string(e.improved ? "improved"
                           : any_fail ? "slower on some shapes"
                                      : "no gain") +
-              ": geomean time ratio " + fmt(e.geomean_ratio) + " (speedup " +
-              fmt(1 / e.geomean_ratio) + "x)";
+              ": geomean time ratio " + format_number(e.geomean_ratio) + " (speedup " +
+              format_number(1 / e.geomean_ratio) + "x)";
   return e;
 }
 

@@ -21,6 +21,7 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
       {"episode_record",
        (std::filesystem::relative(episode.dir, state_dir) / "episode.json").string()},
       {"agent", r.agent},
+      {"seed", r.seed},
       {"created_at", utc_now()},
       {"stop_reason", r.stop_reason},
       {"iterations_used", r.iterations.size()},
@@ -43,6 +44,11 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
   if (r.final_evaluation) {
     p["speedup_geomean"] = 1 / r.final_evaluation->geomean_ratio;
     p["gate_engine"] = r.final_evaluation->engine;
+    // Evidence for the pull request's profile and environment sections.
+    p["device"] = r.final_evaluation->device;
+    if (r.baseline && r.baseline->compiled) p["resources_before"] = r.baseline->resources.to_json();
+    if (r.final_evaluation->compiled)
+      p["resources_after"] = r.final_evaluation->resources.to_json();
     for (const ShapeEvaluation& s : r.final_evaluation->shapes)
       shapes.push_back({{"shape", s.shape},
                         {"phase", s.phase},
@@ -53,7 +59,8 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
                         {"ratio_ci", {s.ratio_lo, s.ratio_hi}},
                         {"verdict", to_string(s.verdict)},
                         {"max_abs_error", s.max_abs_error},
-                        {"max_rel_error", s.max_rel_error}});
+                        {"max_rel_error", s.max_rel_error},
+                        {"bytes_moved", s.bytes_moved}});
   }
   p["shapes"] = shapes;
   nlohmann::json plan = nlohmann::json::array(), reflections = nlohmann::json::array();
@@ -65,8 +72,12 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
                       {"expected_gain", it.plan.value("expected_gain", "")},
                       {"risks", it.plan.value("risks", "")},
                       {"speedup", it.evaluation ? 1 / it.evaluation->geomean_ratio : 0}});
-    reflections.push_back(
-        {{"iteration", it.index}, {"outcome", it.outcome}, {"reflection", it.reflection}});
+    reflections.push_back({{"iteration", it.index},
+                           {"outcome", it.outcome},
+                           {"plan",
+                            {{"bottleneck", it.plan.value("bottleneck", "")},
+                             {"change", it.plan.value("change", "")}}},
+                           {"reflection", it.reflection}});
   }
   p["plan"] = plan;
   p["reflections"] = reflections;

@@ -108,6 +108,20 @@ Result<std::string> resolve_revision(const std::filesystem::path& repo_dir,
   return oid_hex(*oid);
 }
 
+Result<std::string> current_branch(const std::filesystem::path& repo_dir) {
+  Repo repo;
+  KGATE_RETURN_IF_ERROR(open_repo(repo_dir, repo));
+  if (git_repository_head_detached(repo.get()) == 1)
+    return Error::bad_input("the repository at " + repo_dir.string() +
+                            " has a detached HEAD: check out the branch pull requests should "
+                            "target");
+  Reference head;
+  if (git_repository_head(head.out(), repo.get()) != 0)
+    return Error::bad_input(
+        git_error_text("the repository at " + repo_dir.string() + " has no commit on HEAD yet"));
+  return std::string(git_reference_shorthand(head.get()));
+}
+
 Result<std::string> read_file_at(const std::filesystem::path& repo_dir, const std::string& rev,
                                  const std::string& path) {
   Repo repo;

@@ -33,6 +33,9 @@ Result<BranchCommit> write_branch(const std::filesystem::path& repo_dir,
 // The SHA a revision resolves to in the repository.
 Result<std::string> resolve_revision(const std::filesystem::path& repo_dir, const std::string& rev);
 
+// The branch HEAD is on ("main"); a bad-input Error on a detached HEAD.
+Result<std::string> current_branch(const std::filesystem::path& repo_dir);
+
 // The text of `path` at `rev`.
 Result<std::string> read_file_at(const std::filesystem::path& repo_dir, const std::string& rev,
                                  const std::string& path);

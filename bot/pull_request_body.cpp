@@ -4,7 +4,7 @@
 
 #include "bot/redact.h"
 #include "bot/summary_fit.h"
-#include "core/text_table.h"
+#include "core/number_format.h"
 
 namespace kgate::bot {
 namespace {
@@ -29,30 +29,26 @@ std::string fenced(const std::string& text) {
   return fence + "\n" + text + (text.empty() || text.back() != '\n' ? "\n" : "") + fence + "\n";
 }
 
-std::string percent(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", v * 100);
-  return buf;
-}
-
 }  // namespace
 
 std::string format_change(double change, double ci_low, double ci_high) {
-  std::string s = percent(change);
-  if (ci_low != 0 || ci_high != 0) s += " [" + percent(ci_low) + ", " + percent(ci_high) + "]";
+  std::string s = format_percent(change);
+  if (ci_low != 0 || ci_high != 0)
+    s += " [" + format_percent(ci_low) + ", " + format_percent(ci_high) + "]";
   return s;
 }
 
 std::string pull_request_title(const PullRequestProposal& p) {
-  char speed[32];
-  std::snprintf(speed, sizeof speed, "%.2fx", p.speedup);
+  const std::string speed = format_speedup(p.speedup);
   std::string title = "kgate: " + p.kernel + " " + speed + " faster";
   if (!p.gpu.empty()) title += " on " + p.gpu;
   return redact(title);
 }
 
 std::string result_marker(const PullRequestProposal& p) {
-  return "<!-- kgate:result=" + result_hash(p) + " kernel=" + p.kernel + " -->";
+  std::string marker = "<!-- kgate:result=" + result_hash(p) + " kernel=" + p.kernel;
+  if (!p.base_rev.empty()) marker += " base=" + p.base_rev;
+  return marker + " -->";
 }
 
 std::optional<std::string> result_hash_in(const std::string& body) {
@@ -65,10 +61,20 @@ std::optional<std::string> result_hash_in(const std::string& body) {
   return body.substr(start, end - start);
 }
 
+std::optional<std::string> result_base_in(const std::string& body) {
+  size_t marker = body.find("<!-- kgate:result=");
+  if (marker == std::string::npos) return std::nullopt;
+  size_t end = body.find("-->", marker);
+  size_t at = body.find(" base=", marker);
+  if (at == std::string::npos || at > end) return std::nullopt;
+  at += 6;
+  size_t stop = body.find(' ', at);
+  return body.substr(at, stop - at);
+}
+
 std::string pull_request_body(const PullRequestProposal& p, const std::string& chart_url) {
   std::string b;
-  char speed[32];
-  std::snprintf(speed, sizeof speed, "%.2fx", p.speedup);
+  const std::string speed = format_speedup(p.speedup);
   b += "kgate found a faster version of **`" + p.kernel + "`** (`" + p.source_path + "`): **" +
        speed + "** overall (geometric mean over " + std::to_string(p.shapes.size()) + " shapes)";
   if (!p.gpu.empty()) b += " on **" + p.gpu + "**";

@@ -18,10 +18,12 @@ std::string pull_request_title(const PullRequestProposal& proposal);
 // `chart_url` may be empty (no chart). The body ends with the result marker.
 std::string pull_request_body(const PullRequestProposal& proposal, const std::string& chart_url);
 
-// "<!-- kgate:result=<hash> kernel=<kernel> -->"
+// "<!-- kgate:result=<hash> kernel=<kernel> base=<base_rev> -->"
 std::string result_marker(const PullRequestProposal& proposal);
 // The hash in a body's result marker, if it has one.
 std::optional<std::string> result_hash_in(const std::string& body);
+// The revision the result was measured against (" base=<rev>" in the marker), if recorded.
+std::optional<std::string> result_base_in(const std::string& body);
 
 // "-12.3% [-14.0%, -10.1%]"
 std::string format_change(double change, double ci_low, double ci_high);

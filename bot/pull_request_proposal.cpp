@@ -16,6 +16,12 @@ std::string result_hash(const PullRequestProposal& p) {
   key += p.source_path;
   key += '\0';
   key += sha256_hex(p.candidate_source);
+  for (const ProposedFile& f : p.other_files) {
+    key += '\0';
+    key += f.path;
+    key += '\0';
+    key += sha256_hex(f.text);
+  }
   return sha256_hex(key).substr(0, 16);
 }
 

@@ -25,14 +25,21 @@ struct IterationNote {
   std::string outcome;  // "accepted, -12.4%", "compile error", ...
 };
 
+// Another file the candidate changes, e.g. kgate.json with new tunable defaults.
+struct ProposedFile {
+  std::string path;  // repository-relative, '/'-separated
+  std::string text;  // the complete new content
+};
+
 struct PullRequestProposal {
-  std::string kernel;            // manifest name; the branch is kgate/optimize/<kernel>
-  std::string source_path;       // repository-relative path of the kernel's source
-  std::string candidate_source;  // the complete new text of that file
-  std::string base_branch;       // e.g. "main": the pull request's base
-  std::string base_rev;          // commit the candidate was measured against
-  std::string gpu;               // "NVIDIA H100 80GB HBM3"
-  double speedup = 1.0;          // geometric mean of before/after over the shapes
+  std::string kernel;                     // manifest name; the branch is kgate/optimize/<kernel>
+  std::string source_path;                // repository-relative path of the kernel's source
+  std::string candidate_source;           // the complete new text of that file
+  std::vector<ProposedFile> other_files;  // changed alongside (may be empty)
+  std::string base_branch;                // e.g. "main": the pull request's base
+  std::string base_rev;                   // commit the candidate was measured against
+  std::string gpu;                        // "NVIDIA H100 80GB HBM3"
+  double speedup = 1.0;                   // geometric mean of before/after over the shapes
   std::vector<ShapeRow> shapes;
   std::string profile_before;  // profile summaries (text or Markdown)
   std::string profile_after;
@@ -45,7 +52,7 @@ struct PullRequestProposal {
 
 // The branch a kernel's pull request lives on.
 std::string branch_for_kernel(const std::string& kernel);
-// Identifies the result: kernel, base revision and candidate text. A closed
+// Identifies the result: kernel, base revision and every file's new text. A closed
 // pull request with the same hash is never reopened or proposed again.
 std::string result_hash(const PullRequestProposal& proposal);
 

@@ -5,17 +5,12 @@
 #include "bot/redact.h"
 #include "bot/svg_chart.h"
 #include "core/log.h"
+#include "core/number_format.h"
 
 namespace kgate::bot {
 namespace {
 
 const std::vector<std::string> kLabels = {"kgate", "performance"};
-
-std::string speed_text(double speedup) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fx", speedup);
-  return buf;
-}
 
 }  // namespace
 
@@ -73,8 +68,14 @@ Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal&
 
   // A candidate the base already has is nothing to propose, and makes an
   // open pull request for this kernel obsolete.
-  Result<std::string> base_text = read_file_at(repo_dir_, base_rev, p.source_path);
-  if (base_text.ok() && *base_text == p.candidate_source) {
+  std::vector<FileChange> changed = {{p.source_path, p.candidate_source}};
+  for (const ProposedFile& f : p.other_files) changed.push_back({f.path, f.text});
+  bool in_base = true;
+  for (const FileChange& f : changed) {
+    Result<std::string> base_text = read_file_at(repo_dir_, base_rev, f.path);
+    in_base &= base_text.ok() && *base_text == f.content;
+  }
+  if (in_base) {
     out.action = ProposalAction::kAlreadyInBase;
     if (open) {
       Result<int> closed =
@@ -83,15 +84,17 @@ Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal&
       if (!closed.ok()) return closed.error();
       out.number = *closed;
     }
-    out.message = "the base already contains this version of " + p.source_path;
+    out.message = "the base already contains this version of " + p.source_path +
+                  (p.other_files.empty() ? "" : " and the files changed with it");
     return out;
   }
 
-  std::vector<FileChange> files = {
-      {p.source_path, redact(p.candidate_source)},
+  std::vector<FileChange> files;
+  for (const FileChange& f : changed) files.push_back({f.path, redact(f.content)});
+  files.push_back(
       {chart_path_for(p.kernel),
-       render_before_after_svg(p.kernel + ": latency per shape, before and after", p.shapes)}};
-  std::string message = "kgate: " + p.kernel + " " + speed_text(p.speedup) + " faster" +
+       render_before_after_svg(p.kernel + ": latency per shape, before and after", p.shapes)});
+  std::string message = "kgate: " + p.kernel + " " + format_speedup(p.speedup) + " faster" +
                         (p.gpu.empty() ? "" : " on " + p.gpu) + "\n\nResult " + hash +
                         ", measured against " + base_rev + ".\n";
   Result<BranchCommit> commit =
@@ -110,7 +113,7 @@ Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal&
     KGATE_RETURN_IF_ERROR(forge_.upsert_comment(
         open->number, kUpdateCommentMarker,
         std::string(kUpdateCommentMarker) +
-            "\nkgate updated this pull request with a new candidate (" + speed_text(p.speedup) +
+            "\nkgate updated this pull request with a new candidate (" + format_speedup(p.speedup) +
             ", measured against `" + base_rev.substr(0, 12) + "`); result `" + hash +
             "` replaces `" + previous + "`. The description shows the new evidence."));
     KGATE_RETURN_IF_ERROR(forge_.add_labels(open->number, kLabels));
@@ -129,6 +132,33 @@ Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal&
   out.url = created->url;
   out.message = "opened #" + std::to_string(created->number);
   return out;
+}
+
+Result<int> PullRequestPublisher::withdraw_if_obsolete(const std::string& kernel,
+                                                       const std::string& base_rev,
+                                                       const std::vector<std::string>& paths) {
+  Result<std::vector<PullRequest>> existing =
+      forge_.pull_requests_for_branch(branch_for_kernel(kernel));
+  if (!existing.ok()) return existing.error();
+  Result<std::string> now = resolve_revision(repo_dir_, base_rev);
+  if (!now.ok()) return now.error();
+  for (const PullRequest& pr : *existing) {
+    if (pr.state != "open") continue;
+    std::optional<std::string> measured = result_base_in(pr.body);
+    if (!measured) return 0;
+    Result<std::string> then = resolve_revision(repo_dir_, *measured);
+    if (!then.ok() || *then == *now) return 0;
+    for (const std::string& path : paths) {
+      Result<std::string> before = read_file_at(repo_dir_, *then, path);
+      Result<std::string> after = read_file_at(repo_dir_, *now, path);
+      if (before.ok() == after.ok() && (!before.ok() || *before == *after)) continue;
+      return withdraw(kernel, "`" + path + "` changed on the base since this was measured (" +
+                                  then->substr(0, 12) + " → " + now->substr(0, 12) +
+                                  "), and a new run found nothing faster than the new version.");
+    }
+    return 0;
+  }
+  return 0;
 }
 
 Result<int> PullRequestPublisher::withdraw(const std::string& kernel, const std::string& reason) {

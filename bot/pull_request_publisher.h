@@ -10,6 +10,7 @@
 //    comment that says why.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "bot/forge.h"
 #include "bot/pull_request_proposal.h"
@@ -48,6 +49,15 @@ class PullRequestPublisher {
   // Closes the open pull request of `kernel`, if any, with a comment giving
   // `reason`. Returns its number, or 0 when none was open.
   Result<int> withdraw(const std::string& kernel, const std::string& reason);
+
+  // For a kernel whose new episode found nothing faster than `base_rev`: an
+  // open pull request measured against another revision, in which one of
+  // `paths` (the kernel's files) differs from `base_rev`, no longer applies
+  // (its "before" is gone) and is withdrawn. One measured against `base_rev`
+  // itself, or whose revision this clone lacks, is left open: a second run
+  // that misses a gain is noise, not evidence. Returns its number, or 0.
+  Result<int> withdraw_if_obsolete(const std::string& kernel, const std::string& base_rev,
+                                   const std::vector<std::string>& paths);
 
  private:
   Forge& forge_;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "core/text_table.h"
+#include "core/number_format.h"
 
 namespace kgate::bot {
 
@@ -74,12 +74,13 @@ std::string render_before_after_svg(const std::string& title, const std::vector<
                   xml_escape(format_seconds(r.before_s)).c_str());
     svg += buf;
     const char* color = r.after_s <= r.before_s ? "#2e7d32" : "#c62828";
-    double change = r.before_s > 0 ? (r.after_s / r.before_s - 1) * 100 : 0;
+    std::string change = format_percent(r.before_s > 0 ? r.after_s / r.before_s - 1 : 0);
     std::snprintf(buf, sizeof buf,
                   "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>"
-                  "<text x=\"%d\" y=\"%d\">%s (%+.1f%%)</text>\n",
+                  "<text x=\"%d\" y=\"%d\">%s (%s)</text>\n",
                   label_w, y + bar_h + gap, after_len, bar_h, color, label_w + after_len + 4,
-                  y + 2 * bar_h + gap - 3, xml_escape(format_seconds(r.after_s)).c_str(), change);
+                  y + 2 * bar_h + gap - 3, xml_escape(format_seconds(r.after_s)).c_str(),
+                  change.c_str());
     svg += buf;
     y += group_h;
   }

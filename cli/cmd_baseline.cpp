@@ -9,6 +9,7 @@
 #include "core/hash.h"
 #include "core/log.h"
 #include "core/manifest_loader.h"
+#include "core/number_format.h"
 #include "core/text_table.h"
 #include "gate/baseline_store.h"
 #include "gate/drift.h"
@@ -32,12 +33,6 @@ struct BaselineArgs {
   int gpu_index = 0;
   double threshold = 4.0, min_shift = 0.02;
 };
-
-std::string pct(double ratio) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f%%", (ratio - 1) * 100);
-  return buf;
-}
 
 // Every baseline file under dir (optionally one GPU slug, one kernel).
 std::vector<std::filesystem::path> baseline_files(const std::filesystem::path& dir,
@@ -142,7 +137,8 @@ int measure_and(const BaselineArgs& args, bool record) {
         outside |= !c->within_band && c->ratio > 1 + manifest->gate.max_regression;
         table.add({kernel.name, m.shape, format_seconds(c->median_s),
                    format_seconds(c->p10_s) + " - " + format_seconds(c->p90_s),
-                   format_seconds(m.head_median()), pct(c->ratio), c->within_band ? "yes" : "no"});
+                   format_seconds(m.head_median()), format_percent(c->ratio - 1),
+                   c->within_band ? "yes" : "no"});
       }
     }
   }
@@ -207,7 +203,7 @@ int drift(const BaselineArgs& args) {
         const BaselineEntry& e = (*file)->history[entry_of[p.index]];
         table.add({(*file)->gpu, (*file)->kernel, shape, std::to_string(entry_of[p.index]),
                    e.environment.date, format_seconds(p.before), format_seconds(p.after),
-                   pct(p.ratio)});
+                   format_percent(p.ratio - 1)});
         ++found;
       }
     }

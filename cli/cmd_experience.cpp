@@ -4,6 +4,7 @@
 #include "agent/experience_store.h"
 #include "agent/optimize_job.h"
 #include "cli/command.h"
+#include "core/number_format.h"
 #include "core/text_table.h"
 
 namespace kgate::cli {
@@ -44,10 +45,8 @@ int list(const ExperienceArgs& args) {
     auto cut = [](std::string s, size_t n) {
       return s.size() > n ? s.substr(0, n - 3) + "..." : s;
     };
-    char speed[32];
-    std::snprintf(speed, sizeof speed, "%.2fx", l.speedup);
     table.add({std::to_string(l.id), l.kernel, l.family, l.bottleneck, cut(l.change, 48), l.outcome,
-               l.speedup > 0 ? speed : "-", cut(l.reflection, 60)});
+               l.speedup > 0 ? format_speedup(l.speedup) : "-", cut(l.reflection, 60)});
   }
   std::fputs(table.render().c_str(), stdout);
   return 0;

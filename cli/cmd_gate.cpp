@@ -7,13 +7,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <optional>
 
 #include "bot/check_run_publisher.h"
 #include "bot/forge_config.h"
+#include "bot/gate_check_run.h"
 #include "cli/command.h"
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/manifest_loader.h"
+#include "core/number_format.h"
 #include "core/text_table.h"
 #include "gate/ab_gate.h"
 #include "gate/baseline_store.h"
@@ -38,7 +42,9 @@ struct GateArgs {
   int gpu = 0;
   std::string forge;        // empty: publish nowhere; "local" or "github"
   std::string github_repo;  // OWNER/NAME for --forge github
-  bool workload = false;    // also validate head inside the manifest's workload
+  std::string github_api_url;
+  bool commit_statuses = false;
+  bool workload = false;  // also validate head inside the manifest's workload
   bool sanitize = false;
   int64_t pull_number = 0;  // --pr: the pull request this gate is for
   bool accept_regression = false;
@@ -160,6 +166,31 @@ int run(const GateArgs& args) {
   if (changes.empty())
     report.notes.push_back("no kernel changed between " + args.base + " and " + args.head);
 
+  // The check run shows "in progress" on the head commit while kernels are measured.
+  std::unique_ptr<bot::Forge> forge;
+  std::optional<bot::CheckRunHandle> check_run;
+  if (!args.forge.empty()) {
+    bot::ForgeConfig config{.kind = args.forge,
+                            .github_repo = args.github_repo,
+                            .api_url = args.github_api_url,
+                            .use_commit_statuses = args.commit_statuses,
+                            .repo_dir = args.repo};
+    auto made = bot::make_forge(config);
+    if (!made.ok()) return fail(made.error().with_context("--forge"));
+    forge = std::move(made.value());
+    auto started = bot::start_check_run(*forge, *head_commit);
+    if (!started.ok()) return fail(started.error().with_context("starting the check run"));
+    check_run.emplace(std::move(started.value()));
+  }
+  // An error after the start still completes the check run, so none stays in progress.
+  auto stop = [&](const Error& e) {
+    if (check_run)
+      (void)check_run->finish({.title = "kgate: could not finish",
+                               .conclusion = "neutral",
+                               .summary_markdown = "kgate stopped: " + e.message});
+    return fail(e);
+  };
+
   std::filesystem::path baselines_dir = args.baselines.empty()
                                             ? head_manifest->root / "baselines"
                                             : std::filesystem::path(args.baselines);
@@ -191,8 +222,8 @@ int run(const GateArgs& args) {
     }
     auto gated = gate_kernel(*head_manifest, kernel, **backend, sources, options);
     if (!gated.ok()) {
-      if (gated.error().kind == ExitCode::kInfrastructure) return fail(gated.error());
-      return fail(gated.error().with_context(kernel.name));
+      if (gated.error().kind == ExitCode::kInfrastructure) return stop(gated.error());
+      return stop(gated.error().with_context(kernel.name));
     }
     gated->why = change.why;
     for (const ShapeGate& s : gated->shapes) infrastructure_error |= s.verdict == Verdict::kError;
@@ -241,13 +272,13 @@ int run(const GateArgs& args) {
 
   if (!args.json.empty())
     if (Status s = write_file_atomic(args.json, report.to_json().dump(2) + "\n"); !s.ok())
-      return fail(s.error());
+      return stop(s.error());
   std::string markdown = render_markdown(report);
   if (!args.markdown.empty())
-    if (Status s = write_file_atomic(args.markdown, markdown); !s.ok()) return fail(s.error());
+    if (Status s = write_file_atomic(args.markdown, markdown); !s.ok()) return stop(s.error());
   if (!args.junit.empty())
     if (Status s = write_file_atomic(args.junit, render_junit(report)); !s.ok())
-      return fail(s.error());
+      return stop(s.error());
   if (const char* gha = std::getenv("GITHUB_ACTIONS"); gha && std::string(gha) == "true") {
     if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary)
       if (Status s = append_to_file(summary, markdown + "\n"); !s.ok()) warn(s.error().message);
@@ -260,23 +291,11 @@ int run(const GateArgs& args) {
     if (!k.head_compiled) failed_check = true;
     for (const ShapeGate& s : k.shapes) failed_check |= s.fails && s.verdict != Verdict::kError;
   }
-  if (!args.forge.empty()) {
-    // The verdict as a check run on the head commit, through the configured forge.
-    bot::ForgeConfig config;
-    config.kind = args.forge;
-    config.github_repo = args.github_repo;
-    config.repo_dir = args.repo;
-    auto forge = bot::make_forge(config);
-    if (!forge.ok()) return fail(forge.error().with_context("--forge"));
-    bot::CheckRunReport check;
-    check.title = report.passed() ? "kgate: passed" : "kgate: failed";
-    if (args.accept_regression && report.passed()) check.title += " (regression accepted)";
-    if (args.pull_number > 0) check.title += " (#" + std::to_string(args.pull_number) + ")";
-    check.conclusion = failed_check ? "failure" : (infrastructure_error ? "neutral" : "success");
-    check.summary_markdown = markdown;
-    if (Status s = bot::publish_check_run(**forge, *head_commit, check); !s.ok())
+  if (check_run) {
+    // The verdict, with an annotation on the kernel's source for each failure.
+    if (Status s = check_run->finish(bot::gate_check_run(report, markdown)); !s.ok())
       return fail(s.error().with_context("publishing the check run"));
-    progress("published the check run through the " + args.forge + " forge");
+    progress("published the check run through the " + forge->describe());
   }
   if (failed_check) return to_int(ExitCode::kCheckFailed);
   if (infrastructure_error) return to_int(ExitCode::kInfrastructure);
@@ -311,6 +330,10 @@ CommandRegistration registration(
           ->check(CLI::IsMember({"local", "github"}));
       app.add_option("--github-repo", args->github_repo,
                      "OWNER/NAME for --forge github (default: $GITHUB_REPOSITORY)");
+      app.add_option("--github-api-url", args->github_api_url,
+                     "GitHub Enterprise: https://HOST/api/v3 (default: $GITHUB_API_URL)");
+      app.add_flag("--commit-statuses", args->commit_statuses,
+                   "Commit statuses instead of a check run (a token without checks:write)");
       app.add_option("--baselines", args->baselines,
                      "Folder of stored baselines to compare head with (default: baselines/ of the "
                      "head revision)");

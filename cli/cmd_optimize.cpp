@@ -1,13 +1,15 @@
 // kgate optimize KERNEL: one optimization episode on one kernel; the best
 // version found is printed per shape against the original and, when it beats
-// it, written as a proposal for the bot.
+// it, written as a proposal and handed to the bot (cli/proposal_handoff.h).
 #include <cstdio>
 #include <sstream>
 
 #include "cli/agent_options.h"
 #include "cli/command.h"
+#include "cli/proposal_handoff.h"
 #include "core/log.h"
 #include "core/manifest_loader.h"
+#include "core/number_format.h"
 #include "core/text_table.h"
 #include "gate/revision_checkout.h"
 
@@ -21,24 +23,25 @@ std::string fmt(double v) {
   return s.str();
 }
 
-int run(const std::string& kernel_name, const AgentCliOptions& args);
+int run(const std::string& kernel_name, const AgentCliOptions& args, ProposalHandoff& handoff);
 
 // --ref: the episode works on that commit's files (written out through
 // libgit2), while episodes, lessons and proposals stay in the repository's
 // state folder, so a job of `kgate serve` optimizes the commit it was asked
 // about whatever is checked out.
-int run_at(const std::string& kernel_name, AgentCliOptions args, const std::string& ref) {
-  if (ref.empty()) return run(kernel_name, args);
+int run_at(const std::string& kernel_name, AgentCliOptions args, const std::string& ref,
+           ProposalHandoff& handoff) {
+  if (ref.empty()) return run(kernel_name, args, handoff);
   auto checkout = RevisionCheckout::make(args.repo, ref);
   if (!checkout.ok()) return fail(checkout.error().with_context("--ref"));
   progress("optimizing " + kernel_name + " at " + ref + " (" + checkout->commit().substr(0, 12) +
            ")");
   if (args.state_dir.empty()) args.state_dir = default_state_dir(args.repo).string();
   args.repo = checkout->in_checkout(args.repo).string();
-  return run(kernel_name, args);
+  return run(kernel_name, args, handoff);
 }
 
-int run(const std::string& kernel_name, const AgentCliOptions& args) {
+int run(const std::string& kernel_name, const AgentCliOptions& args, ProposalHandoff& handoff) {
   auto manifest = load_manifest(args.repo);
   if (!manifest.ok()) return fail(manifest.error());
   const Kernel* kernel = manifest->kernel(kernel_name);
@@ -47,6 +50,10 @@ int run(const std::string& kernel_name, const AgentCliOptions& args) {
   for (const std::string& s : to_optimize_options(args, *manifest, "host").ab.shapes)
     if (!kernel->shape(s)) return fail(Error::bad_input(kernel_name + " has no shape '" + s + "'"));
   std::string backend = resolve_backend(args.backend);
+  if (Status s =
+          handoff.open(args.repo, to_optimize_options(args, *manifest, backend).episode.state_dir);
+      !s.ok())
+    return fail(s.error());
   auto outcome = optimize_kernel(*manifest, *kernel, to_optimize_options(args, *manifest, backend));
   if (!outcome.ok()) return fail(outcome.error());
   const EpisodeRecord& r = outcome->episode.record;
@@ -75,7 +82,10 @@ int run(const std::string& kernel_name, const AgentCliOptions& args) {
   }
   std::printf("record: %s\n", (outcome->episode.dir / "episode.json").c_str());
   if (!outcome->proposal.empty()) std::printf("proposal: %s\n", outcome->proposal.c_str());
-  return 0;
+  if (handoff.enabled())
+    std::printf("pull request: %s\n",
+                handoff.hand_off(*manifest, *kernel, backend, outcome->proposal).c_str());
+  return handoff.failed() ? to_int(ExitCode::kInfrastructure) : 0;
 }
 
 CommandRegistration registration(
@@ -85,11 +95,13 @@ CommandRegistration registration(
       auto args = std::make_shared<AgentCliOptions>();
       auto ref = std::make_shared<std::string>();
       app.add_option("kernel", *kernel, "The kernel's name in kgate.json")->required();
+      auto handoff = std::make_shared<ProposalHandoff>();
       add_agent_options(app, *args);
       app.add_option("--ref", *ref,
                      "Optimize the kernel as it is at this revision (commit, branch, tag) "
                      "instead of the working tree");
-      return [kernel, args, ref] { return run_at(*kernel, *args, *ref); };
+      handoff->add_options(app);
+      return [kernel, args, ref, handoff] { return run_at(*kernel, *args, *ref, *handoff); };
     });
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/manifest_loader.h"
+#include "core/number_format.h"
 #include "core/text_table.h"
 #include "runner/kernel_run.h"
 

@@ -1,15 +1,18 @@
 // kgate sweep: the nightly job. Baselines first (the gate's baseline store),
-// then an episode per kernel, each accepted result
-// written as a proposal for the bot.
+// then an episode per kernel; each accepted result is written as a proposal
+// and handed to the bot, which opens (or updates) its pull request on the
+// configured forge: the local forge when nothing is configured.
 #include <cstdio>
 #include <sstream>
 
 #include "agent/workload_priority.h"
 #include "cli/agent_options.h"
 #include "cli/command.h"
+#include "cli/proposal_handoff.h"
 #include "core/hash.h"
 #include "core/log.h"
 #include "core/manifest_loader.h"
+#include "core/number_format.h"
 #include "core/text_table.h"
 #include "gate/baseline_store.h"
 #include "runner/kernel_run.h"
@@ -42,9 +45,14 @@ Status record_baselines(const Manifest& manifest, const std::string& backend_nam
   return {};
 }
 
-int run(const AgentCliOptions& args, bool baselines) {
+int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines) {
   auto manifest = load_manifest(args.repo);
   if (!manifest.ok()) return fail(manifest.error());
+  // Before any episode: a forge that cannot open fails in a second, not after an hour.
+  if (Status s =
+          handoff.open(args.repo, to_optimize_options(args, *manifest, "host").episode.state_dir);
+      !s.ok())
+    return fail(s.error());
   std::string backend = resolve_backend(args.backend);
   if (baselines) {
     if (Status s = record_baselines(*manifest, backend); !s.ok()) return fail(s.error());
@@ -55,7 +63,7 @@ int run(const AgentCliOptions& args, bool baselines) {
   auto order = sweep_order(
       *manifest, to_optimize_options(args, *manifest, backend).episode.state_dir, &order_note);
   progress(order_note);
-  TextTable table({"kernel", "iterations", "best", "speedup", "proposal / note"});
+  TextTable table({"kernel", "iterations", "best", "speedup", "proposal / note", "pull request"});
   bool infrastructure_failed = false;
   for (const Kernel* kernel_ptr : order) {
     const Kernel& kernel = *kernel_ptr;
@@ -69,31 +77,31 @@ int run(const AgentCliOptions& args, bool baselines) {
     if (!outcome.ok()) {
       warn(kernel.name + ": " + outcome.error().message);
       infrastructure_failed |= outcome.error().kind == ExitCode::kInfrastructure;
-      table.add({kernel.name, "-", "-", "-", "error: " + outcome.error().message.substr(0, 80)});
+      table.add(
+          {kernel.name, "-", "-", "-", "error: " + outcome.error().message.substr(0, 80), "-"});
       continue;
     }
     const EpisodeRecord& r = outcome->episode.record;
-    std::ostringstream speed;
-    speed.precision(3);
-    if (r.final_evaluation)
-      speed << 1 / r.final_evaluation->geomean_ratio << "x";
-    else
-      speed << "-";
-    table.add({kernel.name, std::to_string(r.iterations.size()), std::to_string(r.best_iteration),
-               speed.str(),
-               outcome->proposal.empty() ? "no improvement" : outcome->proposal.string()});
+    std::string pr = handoff.hand_off(*manifest, kernel, backend, outcome->proposal);
+    table.add(
+        {kernel.name, std::to_string(r.iterations.size()), std::to_string(r.best_iteration),
+         r.final_evaluation ? format_number(1 / r.final_evaluation->geomean_ratio) + "x" : "-",
+         outcome->proposal.empty() ? "no improvement" : outcome->proposal.string(), pr});
   }
   std::fputs(table.render().c_str(), stdout);
-  return infrastructure_failed ? to_int(ExitCode::kInfrastructure) : 0;
+  return infrastructure_failed || handoff.failed() ? to_int(ExitCode::kInfrastructure) : 0;
 }
 
 CommandRegistration registration(
-    "sweep", "Run an optimization episode on every kernel and write proposals", [](CLI::App& app) {
+    "sweep", "Run an optimization episode on every kernel and open pull requests for the gains",
+    [](CLI::App& app) {
       auto args = std::make_shared<AgentCliOptions>();
+      auto handoff = std::make_shared<ProposalHandoff>();
       auto no_baselines = std::make_shared<bool>(false);
       add_agent_options(app, *args);
+      handoff->add_options(app);
       app.add_flag("--no-baselines", *no_baselines, "Do not record baselines before the episodes");
-      return [args, no_baselines] { return run(*args, !*no_baselines); };
+      return [args, handoff, no_baselines] { return run(*args, *handoff, !*no_baselines); };
     });
 
 }  // namespace

@@ -2,7 +2,7 @@
 
 namespace kgate::cli {
 
-void add_forge_options(CLI::App& app, bot::ForgeConfig& config) {
+void add_forge_options(CLI::App& app, bot::ForgeConfig& config, bool repo_options) {
   app.add_option("--forge", config.kind,
                  "Where to publish: local (files under the state directory) or github")
       ->check(CLI::IsMember({"local", "github"}));
@@ -13,6 +13,7 @@ void add_forge_options(CLI::App& app, bot::ForgeConfig& config) {
                  "https://api.github.com)");
   app.add_flag("--commit-statuses", config.use_commit_statuses,
                "Report commit statuses instead of check runs (tokens without checks:write)");
+  if (!repo_options) return;
   app.add_option("--repo", config.repo_dir, "The local git repository (default: .)");
   app.add_option("--state-dir", config.state_dir,
                  "Local forge state (default: <repo>/.kgate or $KGATE_STATE_DIR)");

@@ -8,6 +8,8 @@
 
 namespace kgate::cli {
 
-void add_forge_options(CLI::App& app, bot::ForgeConfig& config);
+// `repo_options`: also declare --repo and --state-dir (subcommands that have
+// their own, like optimize and sweep, copy theirs into the config instead).
+void add_forge_options(CLI::App& app, bot::ForgeConfig& config, bool repo_options = true);
 
 }  // namespace kgate::cli

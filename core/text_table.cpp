@@ -29,25 +29,4 @@ std::string TextTable::render() const {
   return out;
 }
 
-std::string format_seconds(double seconds) {
-  if (!std::isfinite(seconds)) return "-";
-  char buffer[32];
-  if (seconds < 1e-3)
-    std::snprintf(buffer, sizeof buffer, "%.2f us", seconds * 1e6);
-  else if (seconds < 1)
-    std::snprintf(buffer, sizeof buffer, "%.3f ms", seconds * 1e3);
-  else
-    std::snprintf(buffer, sizeof buffer, "%.3f s", seconds);
-  return buffer;
-}
-
-std::string format_error(double value) {
-  if (std::isnan(value)) return "nan";
-  if (std::isinf(value)) return "inf";
-  if (value == 0) return "0";
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.1e", value);
-  return buffer;
-}
-
 }  // namespace kgate

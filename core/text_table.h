@@ -15,9 +15,4 @@ class TextTable {
   std::vector<std::vector<std::string>> rows_;
 };
 
-// "12.3 us", "1.20 ms", "2.5 s".
-std::string format_seconds(double seconds);
-// "3.2e-04", "0", "inf".
-std::string format_error(double value);
-
 }  // namespace kgate

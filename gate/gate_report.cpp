@@ -7,16 +7,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "core/text_table.h"
+#include "core/number_format.h"
 
 namespace kgate {
 namespace {
-
-std::string percent(double ratio) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f", (ratio - 1) * 100);
-  return buf;
-}
 
 std::string xml_escape(const std::string& s) {
   std::string out;
@@ -96,9 +90,9 @@ std::string repo_path(const GateReport& r, const std::string& source) {
 
 std::string format_change(const RatioInterval& r) {
   if (r.pairs == 0) return "-";
-  std::string out = percent(r.estimate) + "%";
+  std::string out = format_percent(r.estimate - 1);
   if (std::isfinite(r.high) && r.low > 0)
-    out += " [" + percent(r.low) + ", " + percent(r.high) + "]";
+    out += " [" + format_percent(r.low - 1, false) + ", " + format_percent(r.high - 1, false) + "]";
   else
     out += " [no interval]";
   return out;
@@ -204,7 +198,7 @@ std::string render_markdown(const GateReport& report, size_t max_chars) {
                   head_col = seconds_or_dash(s.head_median_s);
       if (s.baseline)
         head_col += " (stored " + seconds_or_dash(s.baseline->median_s) + ", " +
-                    percent(s.baseline->ratio) + "%)";
+                    format_percent(s.baseline->ratio - 1) + ")";
       int rank = s.fails                                                                ? 0
                  : s.verdict == Verdict::kSlower || s.verdict == Verdict::kInconclusive ? 1
                                                                                         : 2;

@@ -54,6 +54,14 @@ run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --ba
 # A tuner episode on each of the six CUDA example kernels and the table for docs/BENCHMARKS.md
 # (OUT/episodes.md; PyTorch eager and the copy ceiling are measured in the same stage).
 run_if episodes 600 bash "$D/src/bench/gpu/episodes.sh" "$D/bin/kgate" examples/llm-ops "$OUT"
+# The main job on the GPU: a sweep of a scratch git copy of the example, its
+# accepted results as pull requests on the local forge (needs git on the machine).
+run_if sweep 420 bash -c 'set -e; rm -rf /tmp/kgate-sweep; cp -r examples/llm-ops /tmp/kgate-sweep
+  cd /tmp/kgate-sweep; git init -q; git checkout -q -b main; git add -A
+  git -c user.name=kgate -c user.email=kgate@localhost commit -qm "llm-ops example"
+  "$0" sweep --repo . --backend cuda --max-iters 3 --patience 2 --shape-budget-s 0.3 --no-baselines --state-dir /tmp/kgate-sweep-state
+  "$0" prs --repo . --state-dir /tmp/kgate-sweep-state; "$0" prs --repo . --state-dir /tmp/kgate-sweep-state --show 1
+  git log --format="%h %an %s" -1 kgate/optimize/rmsnorm' "$D/bin/kgate"
 run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backend cuda --shape prefill-8k --json "$OUT/profile.json"
 # The example workload: extract's task list, then candidates validated in-model
 # (needs nvcc and libcublas of the machine's toolkit; see docs/workload.md).

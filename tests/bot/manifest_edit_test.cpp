@@ -1,0 +1,109 @@
+// kgate.json edits for a tuning result: made in the text, so comments and
+// alignment survive and the diff is the changed list only; the result still
+// loads as a manifest with the new defaults.
+#include <gtest/gtest.h>
+
+#include "bot/manifest_edit.h"
+#include "core/manifest_loader.h"
+#include "support/test_support.h"
+
+namespace kgate::bot {
+namespace {
+
+std::string example_manifest() {
+  return testing::read(testing::example_dir() / "kgate.json");
+}
+
+// Lines of `a` not in `b` at the same position (the texts have as many lines).
+std::vector<std::string> changed_lines(const std::string& a, const std::string& b) {
+  std::vector<std::string> out;
+  std::stringstream sa(a), sb(b);
+  for (std::string la, lb; std::getline(sa, la) && std::getline(sb, lb);)
+    if (la != lb) out.push_back(lb);
+  return out;
+}
+
+TEST(ManifestEditTest, MovesTheChosenValueToTheFrontAndKeepsEverythingElse) {
+  const std::string text = example_manifest();
+  ManifestEdit edit{
+      .kernel = "softmax", .backend = "host", .tunable_defaults = {{"ACCUMULATORS", 4}}};
+  auto edited = edit_manifest_text(text, edit);
+  ASSERT_TRUE(edited.ok()) << edited.error().message;
+  auto lines = changed_lines(text, *edited);
+  ASSERT_EQ(lines.size(), 1u) << *edited;
+  EXPECT_EQ(lines[0], "          \"tunables\": {\"ACCUMULATORS\": [4, 1, 2, 8, 16]}");
+  // rmsnorm declares the same tunable first in the file: it is left alone.
+  EXPECT_NE(edited->find("\"tunables\": {\"ACCUMULATORS\": [1, 2, 4, 8, 16]}"), std::string::npos);
+  EXPECT_NE(edited->find("// kgate manifest for the llm-ops example"), std::string::npos);
+
+  auto manifest = parse_manifest(*edited, "kgate.json", testing::example_dir());
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  const Implementation* impl = manifest->kernel("softmax")->implementation("host");
+  ASSERT_NE(impl, nullptr);
+  EXPECT_EQ(impl->tunables.front().values.front(), 4);
+}
+
+TEST(ManifestEditTest, AddsCompileFlagsWhereTheImplementationHasNone) {
+  const std::string text = example_manifest();
+  ManifestEdit edit{.kernel = "rmsnorm",
+                    .backend = "cuda",
+                    .tunable_defaults = {{"BLOCK", 512}, {"UNROLL", 4}},
+                    .extra_flags = {"--extra-device-vectorization"}};
+  auto edited = edit_manifest_text(text, edit);
+  ASSERT_TRUE(edited.ok()) << edited.error().message;
+  EXPECT_NE(
+      edited->find("\"tunables\": {\"BLOCK\": [512, 256, 128, 1024], \"UNROLL\": [4, 1, 2, 8]}"),
+      std::string::npos)
+      << *edited;
+  // On a line of its own, indented like the members after it.
+  EXPECT_NE(
+      edited->find("\n          \"compile\": {\"flags\": [\"--extra-device-vectorization\"]},\n"
+                   "          \"source\": \"csrc/rmsnorm.cu\""),
+      std::string::npos)
+      << *edited;
+  auto manifest = parse_manifest(*edited, "kgate.json", testing::example_dir());
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  const Implementation* impl = manifest->kernel("rmsnorm")->implementation("cuda");
+  EXPECT_EQ(impl->compile.flags, (std::vector<std::string>{"--extra-device-vectorization"}));
+
+  // A second edit appends to the list that is now there, without repeating a flag.
+  ManifestEdit more{.kernel = "rmsnorm",
+                    .backend = "cuda",
+                    .extra_flags = {"--extra-device-vectorization", "-lineinfo"}};
+  auto again = edit_manifest_text(*edited, more);
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_NE(again->find("\"flags\": [\"--extra-device-vectorization\", \"-lineinfo\"]"),
+            std::string::npos)
+      << *again;
+}
+
+TEST(ManifestEditTest, FlatKernelsCommentsInsideAndBadRequests) {
+  const std::string text = R"({
+  // flat form
+  "kernels": [{"name": "k", "backend": "host", "source": "k.cpp", /* the list: */ "tunables": {"V": [1, /* two */ 2]},
+               "compile": {}}]
+})";
+  auto edited = edit_manifest_text(
+      text,
+      {.kernel = "k", .backend = "host", .tunable_defaults = {{"V", 2}}, .extra_flags = {"-O3"}});
+  ASSERT_TRUE(edited.ok()) << edited.error().message;
+  EXPECT_NE(edited->find("\"V\": [2, 1]"), std::string::npos) << *edited;
+  EXPECT_NE(edited->find("\"compile\": {\"flags\": [\"-O3\"]}"), std::string::npos) << *edited;
+  EXPECT_NE(edited->find("/* the list: */"), std::string::npos);
+
+  auto no_kernel = edit_manifest_text(text, {.kernel = "nope", .backend = "host"});
+  ASSERT_FALSE(no_kernel.ok());
+  EXPECT_NE(no_kernel.error().message.find("no kernel named 'nope'"), std::string::npos);
+  auto no_value =
+      edit_manifest_text(text, {.kernel = "k", .backend = "host", .tunable_defaults = {{"V", 3}}});
+  ASSERT_FALSE(no_value.ok());
+  EXPECT_NE(no_value.error().message.find("has no value 3"), std::string::npos)
+      << no_value.error().message;
+  auto no_tunable =
+      edit_manifest_text(text, {.kernel = "k", .backend = "host", .tunable_defaults = {{"W", 1}}});
+  ASSERT_FALSE(no_tunable.ok());
+  EXPECT_NE(no_tunable.error().message.find("no tunable 'W'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kgate::bot

@@ -12,6 +12,7 @@ using text::fmt;
 using text::pct;
 using text::rate;
 using text::seconds;
+using text::top_stalls;
 
 // Thresholds of the classification. Speed-of-light numbers at or above
 // kBusyPct mean that unit is the one holding the kernel back (the same

@@ -40,7 +40,10 @@ ProfileData base_profile() {
       {metric::kAchievedOccupancyPct, 80},
       {metric::kSmPct, 20},
       {metric::kMemPct, 20},
-      {metric::kBranchUniformPct, 100},
+      {metric::kBranchTargets, 4e5},
+      {metric::kBranchUniform, 4e5},
+      {metric::kBranchDivergent, 0},
+      {metric::kThreadsPerInstruction, 32},
       {metric::kFp32Flops, 1e6},
       {metric::kLocalBytes, 0},
   };
@@ -227,6 +230,37 @@ TEST(ProfileSummary, BeforeAfterComparisonShowsTheChange) {
   EXPECT_NE(s.find("4.00x faster"), std::string::npos) << s;
   EXPECT_NE(s.find("| load sectors/request | 32.0 | 4.0 | -28.0 |"), std::string::npos) << s;
   EXPECT_LE(count_words(s), kMaxSummaryWords);
+}
+
+TEST(ProfileSummary, BranchEfficiencyIsUniformTargetsOverAllTargets) {
+  ProfileData p = base_profile();
+  // A kernel whose odd and even lanes part ways at one of four branches.
+  p.metrics[metric::kBranchTargets] = 1000;
+  p.metrics[metric::kBranchUniform] = 750;
+  p.metrics[metric::kBranchDivergent] = 250;
+  p.metrics[metric::kThreadsPerInstruction] = 20;
+  ASSERT_TRUE(branch_efficiency(p).has_value());
+  EXPECT_DOUBLE_EQ(*branch_efficiency(p), 75.0);
+  EXPECT_DOUBLE_EQ(*warp_efficiency(p), 62.5);
+  std::string s = render_summary(p);
+  EXPECT_NE(s.find("branch efficiency 75.0% (250 of 1000 branch targets divergent)"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("warp execution efficiency 62.5%"), std::string::npos) << s;
+  EXPECT_DOUBLE_EQ(summary_json(p)["derived"]["branch_efficiency_pct"].get<double>(), 75.0);
+
+  // Without the uniform count: all targets but the divergent ones.
+  p.metrics.erase(metric::kBranchUniform);
+  p.metrics[metric::kBranchDivergent] = 100;
+  EXPECT_DOUBLE_EQ(*branch_efficiency(p), 90.0);
+
+  // A kernel without a single branch (predicated code) has no efficiency to
+  // report, not 0%: the old ready-made ratio read 0% there.
+  p.metrics[metric::kBranchTargets] = 0;
+  EXPECT_FALSE(branch_efficiency(p).has_value());
+  EXPECT_NE(render_summary(p).find("branch efficiency no branch executed"), std::string::npos);
+  p.metrics.erase(metric::kBranchTargets);
+  EXPECT_NE(render_summary(p).find("branch efficiency n/a"), std::string::npos);
 }
 
 TEST(Occupancy, H100LimitersFromTheOccupancyCalculator) {

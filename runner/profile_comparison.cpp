@@ -28,9 +28,8 @@ std::string render_comparison(const ProfileData& before, const ProfileData& afte
       << (a && b ? fmt("%+.1f", *a - *b) : "n/a") << " |\n";
   };
   auto tb = kernel_seconds(before), ta = kernel_seconds(after);
-  o << "| kernel time | " << (tb ? seconds(*tb) : "n/a") << " | "
-    << (ta ? seconds(*ta) : "n/a") << " | "
-    << (ta && tb && *ta > 0 ? fmt("%.2fx faster", *tb / *ta) : "n/a") << " |\n";
+  o << "| kernel time | " << (tb ? seconds(*tb) : "n/a") << " | " << (ta ? seconds(*ta) : "n/a")
+    << " | " << (ta && tb && *ta > 0 ? fmt("%.2fx faster", *tb / *ta) : "n/a") << " |\n";
   auto bw = [](const ProfileData& p) -> std::optional<double> {
     auto v = achieved_bandwidth(p);
     return v ? std::optional<double>(*v / 1e9) : std::nullopt;

@@ -37,7 +37,8 @@ Ceilings Ceilings::from_json(const nlohmann::json& j) {
 
 nlohmann::json HotRegion::to_json() const {
   return {{"function", function},   {"pc_offset", pc_offset}, {"share_pct", share_pct},
-          {"top_stall", top_stall}, {"source", source}, {"sass", sass}, {"samples", samples}};
+          {"top_stall", top_stall}, {"source", source},       {"sass", sass},
+          {"samples", samples}};
 }
 HotRegion HotRegion::from_json(const nlohmann::json& j) {
   HotRegion h;

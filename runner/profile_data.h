@@ -29,8 +29,8 @@ inline constexpr const char* kStSectors = "st_sectors";
 inline constexpr const char* kStRequests = "st_requests";
 inline constexpr const char* kStBytesRequested = "st_bytes_requested";
 inline constexpr const char* kAchievedOccupancyPct = "achieved_occupancy_pct";
-inline constexpr const char* kSmPct = "sm_pct";                         // SM speed of light
-inline constexpr const char* kMemPct = "mem_pct";                       // memory speed of light
+inline constexpr const char* kSmPct = "sm_pct";    // SM speed of light
+inline constexpr const char* kMemPct = "mem_pct";  // memory speed of light
 // Branch targets a warp took (smsp__sass_branch_targets), those where the
 // active threads agreed (uniform) and those where they split (divergent).
 inline constexpr const char* kBranchTargets = "branch_targets";
@@ -38,7 +38,7 @@ inline constexpr const char* kBranchUniform = "branch_uniform";
 inline constexpr const char* kBranchDivergent = "branch_divergent";
 // Active threads per executed warp instruction (32 = no divergence at all).
 inline constexpr const char* kThreadsPerInstruction = "threads_per_instruction";
-inline constexpr const char* kFp32Flops = "fp32_flops";                 // fadd + fmul + 2 ffma
+inline constexpr const char* kFp32Flops = "fp32_flops";    // fadd + fmul + 2 ffma
 inline constexpr const char* kLocalBytes = "local_bytes";  // local memory traffic (spills)
 }  // namespace metric
 

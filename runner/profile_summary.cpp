@@ -79,8 +79,8 @@ std::string render_summary(const ProfileData& p) {
   }
   o << "; L1 hit " << pct(p.get(metric::kL1HitPct)) << ", L2 hit " << pct(p.get(metric::kL2HitPct))
     << ".\n";
-  o << "- Coalescing: loads " << coalescing(p, true) << "; stores "
-    << coalescing(p, false) << ".\n";
+  o << "- Coalescing: loads " << coalescing(p, true) << "; stores " << coalescing(p, false)
+    << ".\n";
 
   o << "- Compute: FP32 ";
   if (auto f = flops_rate(p)) {

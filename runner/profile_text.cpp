@@ -60,7 +60,6 @@ std::string coalescing(const ProfileData& p, bool loads) {
   return s;
 }
 
-
 std::string branches(const ProfileData& p) {
   auto targets = p.get(metric::kBranchTargets);
   if (!targets) return "n/a";

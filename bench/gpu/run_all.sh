@@ -34,7 +34,9 @@ stages=("$@")
 run_if() { local name=$1; shift; if [ ${#stages[@]} -eq 0 ] || [[ " ${stages[*]} " == *" $name "* ]]; then stage "$name" "$@"; fi; }
 export KGATE_STATE_DIR=/tmp/kgate-state
 run_if tests 240 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests"
-run_if profile_tests 200 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.*'
+run_if profile_tests 400 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.*'
+# What the hot-region sampler sees on this GPU (PC sampling alone, after counters, SASS counts).
+run_if pc_diagnostic 120 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.PcSamplerDiagnostic'
 run_if kgate_run 150 "$D/bin/kgate" run examples/llm-ops --backend cuda --seed 1 --json "$OUT/kgate_run.json"
 run_if bench_cuda 100 "$D/bin/bench_cuda" --manifest examples/llm-ops --json "$OUT/bench_cuda.json"
 run_if pytorch 60 python3 "$D/src/bench/pytorch_ops.py" --manifest examples/llm-ops/kgate.json --json "$OUT/pytorch.json"
@@ -44,4 +46,7 @@ run_if gate_decode 120 "$D/bin/bench_gate_recorded" examples/llm-ops rmsnorm dec
 # A tuner episode per kernel on the GPU (speedup over the first version, gated).
 run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes
 run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backend cuda --shape prefill-8k --json "$OUT/profile.json"
+# Each example kernel's first version, first decode and first prefill shape: one Markdown table
+# (docs/BENCHMARKS.md), the summaries' numbers in the JSON, the sampler's log on stderr.
+run_if profile_examples 420 bash -c "'$D/bin/kgate' profile --all --repo examples/llm-ops --backend cuda --phases decode,prefill --table --json '$OUT/profile_examples.json' > '$OUT/profile_examples.md' && cat '$OUT/profile_examples.md'"
 grep -hE "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT"/*tests.log 2>/dev/null

@@ -30,11 +30,11 @@ Result<int> active_blocks(CUfunction function, const LaunchDims& d) {
   auto c = cuda::calls();
   if (!c.ok()) return c.error();
   int blocks = 0;
-  KGATE_RETURN_IF_ERROR(cuda::check(
-      (*c)->cuOccupancyMaxActiveBlocksPerMultiprocessor(
-          &blocks, function, static_cast<int>(d.block[0] * d.block[1] * d.block[2]),
-          d.shared_bytes),
-      "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
+  KGATE_RETURN_IF_ERROR(
+      cuda::check((*c)->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &blocks, function, static_cast<int>(d.block[0] * d.block[1] * d.block[2]),
+                      d.shared_bytes),
+                  "cuOccupancyMaxActiveBlocksPerMultiprocessor"));
   return blocks;
 }
 

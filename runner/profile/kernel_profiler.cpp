@@ -5,9 +5,9 @@
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/subprocess.h"
+#include "runner/cuda/cuda_toolkit.h"
 #include "runner/kernel_run.h"
 #include "runner/launch_plan.h"
-#include "runner/cuda/cuda_toolkit.h"
 #include "runner/profile/counter_profiler.h"
 #include "runner/profile/device_limits.h"
 #include "runner/profile/hot_regions.h"
@@ -52,9 +52,8 @@ ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape
   if (!kernel.ok()) return fail(everything, kernel.error());
   auto args = LaunchArgs::make(**gpu, *plan, r.seed);
   if (!args.ok()) return fail(everything, args.error());
-  ProfileData measured =
-      profile_launch(**gpu, static_cast<cuda::CudaKernel&>(**kernel), plan->dims, (*args)->args(),
-                     program.resources, *cubin, r.options);
+  ProfileData measured = profile_launch(**gpu, static_cast<cuda::CudaKernel&>(**kernel), plan->dims,
+                                        (*args)->args(), program.resources, *cubin, r.options);
   measured.kernel = p.kernel;
   measured.shape = p.shape;
   measured.bytes_moved = p.bytes_moved;
@@ -63,22 +62,32 @@ ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape
 
 // Host backend: the harness times the kernel; counters do not exist.
 Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r) {
-  KernelRunOptions run;
-  run.shape = r.shape;
-  run.seed = r.seed;
-  run.gpu = r.gpu;
-  auto report = run_kernel(*r.manifest, *r.kernel, *r.backend, run);
-  if (!report.ok()) return report.error();
-  if (!report->compiled)
-    return Error::bad_input(r.kernel->name + " does not compile:\n" + report->compile_error);
+  std::vector<ShapeMeasurement> measured;
+  Program program;
+  std::string backend;
+  // One run per named shape (or one over every shape).
+  std::vector<std::string> shapes = r.shapes.empty() ? std::vector<std::string>{""} : r.shapes;
+  for (const std::string& shape : shapes) {
+    KernelRunOptions run;
+    run.shape = shape;
+    run.seed = r.seed;
+    run.gpu = r.gpu;
+    auto report = run_kernel(*r.manifest, *r.kernel, *r.backend, run);
+    if (!report.ok()) return report.error();
+    if (!report->compiled)
+      return Error::bad_input(r.kernel->name + " does not compile:\n" + report->compile_error);
+    program = report->program;
+    backend = report->backend;
+    for (ShapeMeasurement& m : report->shapes) measured.push_back(std::move(m));
+  }
   std::vector<ProfileData> out;
-  for (const ShapeMeasurement& m : report->shapes) {
+  for (const ShapeMeasurement& m : measured) {
     ProfileData p;
     p.kernel = m.kernel;
     p.shape = m.shape;
-    p.backend = report->backend;
+    p.backend = backend;
     p.device = m.device.name;
-    p.resources = report->program.resources;
+    p.resources = program.resources;
     p.bytes_moved = m.bytes_moved;
     if (!m.head_seconds.empty()) p.timed_seconds = median_of(m.head_seconds);
     if (m.status != MeasureStatus::kPass)
@@ -195,14 +204,15 @@ ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, cons
 }
 
 Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
+  for (const std::string& name : r.shapes)
+    if (!r.kernel->shape(name))
+      return Error::bad_input(r.kernel->name + " has no shape '" + name + "'");
   if (r.backend->name() == "host") return profile_host(r);
 
   const Implementation* impl = r.kernel->implementation(r.backend->name());
   if (!impl)
     return Error::bad_input(r.kernel->name + " has no \"" + r.backend->name() +
                             "\" implementation");
-  if (!r.shape.empty() && !r.kernel->shape(r.shape))
-    return Error::bad_input(r.kernel->name + " has no shape '" + r.shape + "'");
   progress("compiling " + r.kernel->name + " (" + r.backend->name() + ", with line info)");
   CompileRequest compile;
   compile.kernel = r.kernel;
@@ -228,7 +238,9 @@ Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
 
   std::vector<ProfileData> out;
   for (const Shape& shape : r.kernel->shapes) {
-    if (!r.shape.empty() && shape.name != r.shape) continue;
+    if (!r.shapes.empty() &&
+        std::find(r.shapes.begin(), r.shapes.end(), shape.name) == r.shapes.end())
+      continue;
     if (!shape.runs_on(r.backend->name())) continue;
     progress("profiling " + r.kernel->name + " / " + shape.name);
     ChildOutcome child =

@@ -39,7 +39,7 @@ struct KernelProfileRequest {
   const Manifest* manifest = nullptr;
   const Kernel* kernel = nullptr;
   Backend* backend = nullptr;
-  std::string shape;  // empty: every shape that runs on the backend
+  std::vector<std::string> shapes;  // empty: every shape that runs on the backend
   int gpu = 0;
   uint64_t seed = 1;
   ProfileOptions options;

@@ -81,14 +81,13 @@ struct Tally {
   }
 
   std::string describe(const char* mode, uint32_t period) const {
-    std::string s = std::string(mode) + ", period 2^" + std::to_string(period) +
-                    " cycles: " + std::to_string(launches) + " launch(es), " +
-                    std::to_string(fills) + " buffer fill(s); CUPTI counted " +
-                    std::to_string(cupti_total) + " samples (" + std::to_string(dropped) +
-                    " dropped, " + std::to_string(non_user) + " in non-user kernels" +
-                    (buffer_full ? ", HARDWARE BUFFER FULL" : "") + "), " +
-                    std::to_string(pcs.size()) + " PCs with " + std::to_string(pc_samples) +
-                    " samples";
+    std::string s =
+        std::string(mode) + ", period 2^" + std::to_string(period) +
+        " cycles: " + std::to_string(launches) + " launch(es), " + std::to_string(fills) +
+        " buffer fill(s); CUPTI counted " + std::to_string(cupti_total) + " samples (" +
+        std::to_string(dropped) + " dropped, " + std::to_string(non_user) + " in non-user kernels" +
+        (buffer_full ? ", HARDWARE BUFFER FULL" : "") + "), " + std::to_string(pcs.size()) +
+        " PCs with " + std::to_string(pc_samples) + " samples";
     if (!get_data_errors.empty()) {
       s += "; cuptiPCSamplingGetData:";
       for (const std::string& e : get_data_errors) s += " " + e;
@@ -240,8 +239,8 @@ std::string short_stall_name(const std::string& name) {
 
 Result<SampledPcs> sample_pcs(CUcontext context, const LaunchOnce& launch,
                               const SamplingOptions& options) {
-  uint32_t period =
-      sampling_period_exponent(options.kernel_seconds, options.sm_clock_hz, options.multiprocessors);
+  uint32_t period = sampling_period_exponent(options.kernel_seconds, options.sm_clock_hz,
+                                             options.multiprocessors);
   std::string log;
   const std::pair<CUpti_PCSamplingCollectionMode, const char*> modes[] = {
       {CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED, "kernel-serialized"},

@@ -83,7 +83,8 @@ Result<std::string> compile_fma_peak(const std::string& arch) {
   in.arch = arch;
   auto out = cuda::compile_with_nvrtc(in);
   if (!out.ok()) return out.error();
-  if (!out->ok) return Error::infrastructure("the FMA ceiling kernel does not compile: " + out->log);
+  if (!out->ok)
+    return Error::infrastructure("the FMA ceiling kernel does not compile: " + out->log);
   return out->cubin;
 }
 

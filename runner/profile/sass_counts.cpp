@@ -19,10 +19,10 @@ Error sass_error(const std::string& step, CUptiResult r) {
                                ")");
 }
 
-#define KGATE_SASS(step, call)                                          \
-  do {                                                                  \
-    CUptiResult kgate_r_ = (call);                                      \
-    if (kgate_r_ != CUPTI_SUCCESS) return sass_error(step, kgate_r_);   \
+#define KGATE_SASS(step, call)                                        \
+  do {                                                                \
+    CUptiResult kgate_r_ = (call);                                    \
+    if (kgate_r_ != CUPTI_SUCCESS) return sass_error(step, kgate_r_); \
   } while (0)
 
 }  // namespace
@@ -41,8 +41,7 @@ Result<SampledPcs> count_instructions(CUcontext context, CUdevice device,
   CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
   chip.deviceIndex = static_cast<size_t>(device);
   KGATE_SASS("cuptiDeviceGetChipName", cuptiDeviceGetChipName(&chip));
-  CUpti_SassMetrics_GetProperties_Params props{
-      CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
+  CUpti_SassMetrics_GetProperties_Params props{CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
   props.pChipName = chip.pChipName;
   props.pMetricName = kMetric;
   KGATE_SASS(std::string("cuptiSassMetricsGetProperties(") + kMetric + ")",

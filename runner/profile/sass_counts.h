@@ -14,7 +14,6 @@ namespace kgate::profile {
 
 // `device` is the CUDA ordinal of the context's GPU. Run it last: the
 // patched module stays patched for the rest of the process.
-Result<SampledPcs> count_instructions(CUcontext context, CUdevice device,
-                                      const LaunchOnce& launch);
+Result<SampledPcs> count_instructions(CUcontext context, CUdevice device, const LaunchOnce& launch);
 
 }  // namespace kgate::profile

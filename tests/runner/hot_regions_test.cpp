@@ -79,7 +79,8 @@ TEST(PcSampling, PeriodAimsAtAboutTwentyThousandSamplesPerLaunch) {
   EXPECT_EQ(short_stall_name("smsp__pcsamp_sample_count"), "sample_count");
 }
 
-const char* const kSource = R"(extern "C" __global__ void axpy(float* y, const float* x, float a, int n) {
+const char* const kSource =
+    R"(extern "C" __global__ void axpy(float* y, const float* x, float a, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
     y[i] = a * x[i] + y[i];

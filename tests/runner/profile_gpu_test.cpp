@@ -260,8 +260,8 @@ TEST_F(ProfileGpu, HotRegionsMapToSourceLines) {
   REQUIRE_GPU();
   ProfileData p =
       profile_case({"spilly", 4L << 20, 0, 256, {"--maxrregcount=32"}}, ceilings(), true);
-  ASSERT_FALSE(p.hot_regions.empty()) << "sampler: " << p.sampler << "\nmissing: "
-                                      << p.missing["hottest instruction regions"];
+  ASSERT_FALSE(p.hot_regions.empty())
+      << "sampler: " << p.sampler << "\nmissing: " << p.missing["hottest instruction regions"];
   EXPECT_LE(p.hot_regions.size(), 3u);
   EXPECT_GT(p.hot_regions[0].share_pct, 0);
   EXPECT_GT(p.hot_regions[0].samples, 0u);
@@ -296,7 +296,8 @@ TEST_F(ProfileGpu, PcSamplerDiagnostic) {
         j["period_exponent"] =
             sampling_period_exponent(so.kernel_seconds, so.sm_clock_hz, so.multiprocessors);
         auto report = [](const Result<SampledPcs>& r) {
-          return r.ok() ? nlohmann::json{{"samples", r->samples}, {"pcs", r->pcs.size()},
+          return r.ok() ? nlohmann::json{{"samples", r->samples},
+                                         {"pcs", r->pcs.size()},
                                          {"log", r->log}}
                         : nlohmann::json{{"samples", 0}, {"error", r.error().message}};
         };
@@ -321,12 +322,12 @@ TEST_F(ProfileGpu, DivergentBranchLowersBranchEfficiency) {
   REQUIRE_GPU();
   ProfileData div = profile_case({"divergent", 1L << 20}, ceilings());
   ProfileData uni = profile_case({"uniform", 1L << 20}, ceilings());
-  if (!counters_read(div)) GTEST_SKIP() << "counters unreadable: " << div.missing["hardware counters"];
+  if (!counters_read(div))
+    GTEST_SKIP() << "counters unreadable: " << div.missing["hardware counters"];
   auto raw = [](const ProfileData& p) {
-    return "targets " + std::to_string(p.get(metric::kBranchTargets).value_or(-1)) +
-           ", uniform " + std::to_string(p.get(metric::kBranchUniform).value_or(-1)) +
-           ", divergent " + std::to_string(p.get(metric::kBranchDivergent).value_or(-1)) +
-           ", threads/instruction " +
+    return "targets " + std::to_string(p.get(metric::kBranchTargets).value_or(-1)) + ", uniform " +
+           std::to_string(p.get(metric::kBranchUniform).value_or(-1)) + ", divergent " +
+           std::to_string(p.get(metric::kBranchDivergent).value_or(-1)) + ", threads/instruction " +
            std::to_string(p.get(metric::kThreadsPerInstruction).value_or(-1));
   };
   std::printf("divergent: %s\nuniform: %s\n", raw(div).c_str(), raw(uni).c_str());

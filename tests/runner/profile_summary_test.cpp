@@ -2,8 +2,12 @@
 // the 600-word bound, the before/after comparison and the missing-counter path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "runner/profile/occupancy.h"
 #include "runner/profile_summary.h"
+#include "runner/profile_table.h"
+#include "runner/profile_text.h"
 
 namespace kgate {
 namespace {
@@ -261,6 +265,42 @@ TEST(ProfileSummary, BranchEfficiencyIsUniformTargetsOverAllTargets) {
   EXPECT_NE(render_summary(p).find("branch efficiency no branch executed"), std::string::npos);
   p.metrics.erase(metric::kBranchTargets);
   EXPECT_NE(render_summary(p).find("branch efficiency n/a"), std::string::npos);
+}
+
+TEST(ProfileTable, OneRowPerProfileWithTheNumbersThatMatter) {
+  ProfileData copy = base_profile();
+  copy.kernel = "rmsnorm";
+  copy.shape = "prefill-8k";
+  copy.metrics[metric::kDramPct] = 91;
+  copy.metrics[metric::kMemPct] = 92;
+  copy.metrics[metric::kDramBytes] = 7.2e8;  // 90% of the 4 TB/s ceiling
+  copy.metrics[metric::kBranchDivergent] = 1e5;
+  copy.metrics[metric::kBranchUniform] = 3e5;  // of 4e5 targets: 75%
+  HotRegion h;
+  h.function = "rmsnorm";
+  h.source = "csrc/rmsnorm.cu:31";
+  h.share_pct = 42;
+  copy.hot_regions = {h};
+  ProfileData host;
+  host.kernel = "softmax";
+  host.shape = "decode|b1";  // a '|' must not break the table
+  host.backend = "host";
+  host.missing["hardware counters"] = "host backend";
+
+  std::string t = render_profile_table({copy, host});
+  std::vector<std::string> lines;
+  for (size_t at = 0, nl; (nl = t.find('\n', at)) != std::string::npos; at = nl + 1)
+    lines.push_back(t.substr(at, nl - at));
+  ASSERT_EQ(lines.size(), 4u) << t;  // header, rule, two rows
+  auto cells = [](const std::string& line) { return std::count(line.begin(), line.end(), '|'); };
+  for (const std::string& l : lines) EXPECT_EQ(cells(l), 11) << l;
+  EXPECT_EQ(lines[2],
+            "| rmsnorm | prefill-8k | memory-bound and efficient | 90% | 40% | 4.0 / 4.0 | "
+            "80% / " +
+                text::fmt("%.0f%%", copy.theoretical->pct) + " (" + copy.theoretical->limiter +
+                ") | long_scoreboard 12.0 | 75.0% | 42% rmsnorm.cu:31 |");
+  EXPECT_NE(lines[3].find("| softmax | decode/b1 | "), std::string::npos) << lines[3];
+  EXPECT_NE(lines[3].find("n/a / n/a | n/a | n/a | n/a |"), std::string::npos) << lines[3];
 }
 
 TEST(Occupancy, H100LimitersFromTheOccupancyCalculator) {

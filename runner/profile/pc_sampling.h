@@ -4,7 +4,8 @@
 // hot_regions.h) and a log line of what the sampler saw, so one run on a GPU
 // tells whether sampling works there.
 //
-// Why it once came back empty on the H200 (and what this does instead):
+// It once came back empty on the H200; what this does differently (which
+// of the first two was the cause is not isolated yet):
 // - the data of a start/stop range lands in the configured buffer at
 //   cuptiPCSamplingStop; it was read only after cuptiPCSamplingDisable,
 //   which leaves that buffer empty. It is now read right after each stop and

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/number_format.h"
 #include "core/text_table.h"
 #include "core/workload_spec.h"
 

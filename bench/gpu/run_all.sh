@@ -33,11 +33,13 @@ shift 2
 stages=("$@")
 run_if() { local name=$1; shift; if [ ${#stages[@]} -eq 0 ] || [[ " ${stages[*]} " == *" $name "* ]]; then stage "$name" "$@"; fi; }
 export KGATE_STATE_DIR=/tmp/kgate-state
-run_if tests 240 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests --gtest_filter='-ExampleTunablesGpu.*'"
+# The GPU tests apart from the long ones that have their own stage below.
+run_if tests 240 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests --gtest_filter='-ExampleTunablesGpu.*:ProfileGpu.*:CudaGpuTest.EveryExampleKernelIsCorrectOnEveryShape'"
 # Every tunable value of every CUDA example kernel, correct on the edge shapes and one decode shape.
 run_if tunables 300 "$D/bin/runner_gpu_tests" --gtest_filter='ExampleTunablesGpu.*'
-
-run_if profile_tests 200 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.*'
+run_if profile_tests 400 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.*'
+# What the hot-region sampler sees on this GPU (PC sampling alone, after counters, SASS counts).
+run_if pc_diagnostic 120 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.PcSamplerDiagnostic'
 run_if kgate_run 150 "$D/bin/kgate" run examples/llm-ops --backend cuda --seed 1 --json "$OUT/kgate_run.json"
 run_if bench_cuda 100 "$D/bin/bench_cuda" --manifest examples/llm-ops --json "$OUT/bench_cuda.json"
 run_if pytorch 60 python3 "$D/src/bench/pytorch_ops.py" --manifest examples/llm-ops/kgate.json --json "$OUT/pytorch.json"
@@ -68,4 +70,7 @@ run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backe
 export PATH="/usr/local/cuda/bin:$PATH"
 run_if extract 300 "$D/bin/kgate" extract --repo examples/llm-ops --json "$OUT/tasks.json" --trace "$OUT/trace.json" --state-dir /tmp/kgate-workload
 run_if workload_tests 590 "$D/bin/agent_gpu_tests" --gtest_filter='InModelGpu*'
+# Each example kernel's first version, first decode and first prefill shape: one Markdown table
+# (docs/BENCHMARKS.md), the summaries' numbers in the JSON, the sampler's log on stderr.
+run_if profile_examples 420 bash -c "'$D/bin/kgate' profile --all --repo examples/llm-ops --backend cuda --phases decode,prefill --table --json '$OUT/profile_examples.json' > '$OUT/profile_examples.md' && cat '$OUT/profile_examples.md'"
 grep -hE "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT"/*tests.log 2>/dev/null

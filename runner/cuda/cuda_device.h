@@ -59,6 +59,9 @@ class CudaDevice : public Device {
   // Times one device-to-device copy of `bytes` (the bandwidth ceiling).
   Result<double> time_copy(DeviceAddress dst, DeviceAddress src, size_t bytes);
   CUstream stream() const { return stream_; }
+  // For the profiler: CUPTI works on the context and the device ordinal.
+  CUcontext context() const { return context_; }
+  CUdevice device() const { return device_; }
   // Loads a cubin or PTX image held in memory.
   Result<std::unique_ptr<CudaKernel>> load_image(const std::string& image,
                                                  const std::string& entry);

@@ -40,6 +40,7 @@ namespace kgate::cuda {
   X(cuModuleGetFunction) \
   X(cuFuncGetAttribute) \
   X(cuFuncSetAttribute) \
+  X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
   X(cuLaunchKernel) \
   X(cuEventCreate) \
   X(cuEventDestroy) \

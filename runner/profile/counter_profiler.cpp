@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "runner/profile/cupti_metrics.h"
-#include "runner/profile_summary.h"
+#include "runner/profile_data.h"
 
 namespace kgate::profile {
 namespace {

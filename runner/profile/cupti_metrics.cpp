@@ -3,7 +3,7 @@
 #include <cupti_profiler_host.h>
 #include <cupti_result.h>
 
-#include "runner/profile_summary.h"
+#include "runner/profile_data.h"
 
 namespace kgate::profile {
 namespace {
@@ -56,7 +56,13 @@ std::vector<MetricSpec> metric_list(const std::string& chip) {
       {metric::kAchievedOccupancyPct, "sm__warps_active.avg.pct_of_peak_sustained_active"},
       {metric::kSmPct, "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
       {metric::kMemPct, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
-      {metric::kBranchUniformPct, "smsp__sass_average_branch_targets_threads_uniform.pct"},
+      // Branch efficiency from the counts: the ready-made
+      // smsp__sass_average_branch_targets_threads_uniform.pct read 0% for
+      // every kernel on the H200, loops included.
+      {metric::kBranchTargets, "smsp__sass_branch_targets.sum"},
+      {metric::kBranchUniform, "smsp__sass_branch_targets_threads_uniform.sum"},
+      {metric::kBranchDivergent, "smsp__sass_branch_targets_threads_divergent.sum"},
+      {metric::kThreadsPerInstruction, "smsp__thread_inst_executed_per_inst_executed.ratio"},
       // FLOPs = fadd + fmul + 2 * ffma; the three parts are summed after evaluation.
       {"fp32_fadd", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"},
       {"fp32_fmul", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"},

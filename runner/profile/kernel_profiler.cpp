@@ -5,9 +5,15 @@
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/subprocess.h"
+#include "runner/cuda/cuda_toolkit.h"
 #include "runner/kernel_run.h"
 #include "runner/launch_plan.h"
+#include "runner/profile/counter_profiler.h"
+#include "runner/profile/device_limits.h"
+#include "runner/profile/hot_regions.h"
+#include "runner/profile/launch_args.h"
 #include "runner/profile/pc_sampling.h"
+#include "runner/profile/sass_counts.h"
 
 namespace kgate::profile {
 namespace {
@@ -36,20 +42,18 @@ ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape
   if (!plan.ok()) return fail("launch plan", plan.error());
   p.dims = plan->dims;
   p.bytes_moved = plan->total_bytes();
-  auto gpu = GpuSession::open(r.gpu);
-  if (!gpu.ok()) return fail("everything measured on the GPU", gpu.error());
-  p.device = (*gpu)->name();
+  const char* const everything = "everything measured on the GPU";
+  auto gpu = cuda::CudaDevice::open(r.gpu);
+  if (!gpu.ok()) return fail(everything, gpu.error());
+  p.device = (*gpu)->info().name;
   auto cubin = read_file(program.artifact);
-  if (!cubin.ok()) return fail("everything measured on the GPU", cubin.error());
-  auto fn = (*gpu)->load(*cubin, program.entry);
-  if (!fn.ok()) return fail("everything measured on the GPU", fn.error());
+  if (!cubin.ok()) return fail(everything, cubin.error());
+  auto kernel = (*gpu)->load(program);
+  if (!kernel.ok()) return fail(everything, kernel.error());
   auto args = LaunchArgs::make(**gpu, *plan, r.seed);
-  if (!args.ok()) return fail("everything measured on the GPU", args.error());
-  GpuSession& g = **gpu;
-  void** params = (*args)->params();
-  ProfileData measured = profile_launch(
-      g, [&] { return g.enqueue(*fn, plan->dims, params); }, plan->dims, program.resources, *fn,
-      *cubin, r.options);
+  if (!args.ok()) return fail(everything, args.error());
+  ProfileData measured = profile_launch(**gpu, static_cast<cuda::CudaKernel&>(**kernel), plan->dims,
+                                        (*args)->args(), program.resources, *cubin, r.options);
   measured.kernel = p.kernel;
   measured.shape = p.shape;
   measured.bytes_moved = p.bytes_moved;
@@ -58,22 +62,32 @@ ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape
 
 // Host backend: the harness times the kernel; counters do not exist.
 Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r) {
-  KernelRunOptions run;
-  run.shape = r.shape;
-  run.seed = r.seed;
-  run.gpu = r.gpu;
-  auto report = run_kernel(*r.manifest, *r.kernel, *r.backend, run);
-  if (!report.ok()) return report.error();
-  if (!report->compiled)
-    return Error::bad_input(r.kernel->name + " does not compile:\n" + report->compile_error);
+  std::vector<ShapeMeasurement> measured;
+  Program program;
+  std::string backend;
+  // One run per named shape (or one over every shape).
+  std::vector<std::string> shapes = r.shapes.empty() ? std::vector<std::string>{""} : r.shapes;
+  for (const std::string& shape : shapes) {
+    KernelRunOptions run;
+    run.shape = shape;
+    run.seed = r.seed;
+    run.gpu = r.gpu;
+    auto report = run_kernel(*r.manifest, *r.kernel, *r.backend, run);
+    if (!report.ok()) return report.error();
+    if (!report->compiled)
+      return Error::bad_input(r.kernel->name + " does not compile:\n" + report->compile_error);
+    program = report->program;
+    backend = report->backend;
+    for (ShapeMeasurement& m : report->shapes) measured.push_back(std::move(m));
+  }
   std::vector<ProfileData> out;
-  for (const ShapeMeasurement& m : report->shapes) {
+  for (const ShapeMeasurement& m : measured) {
     ProfileData p;
     p.kernel = m.kernel;
     p.shape = m.shape;
-    p.backend = report->backend;
+    p.backend = backend;
     p.device = m.device.name;
-    p.resources = report->program.resources;
+    p.resources = program.resources;
     p.bytes_moved = m.bytes_moved;
     if (!m.head_seconds.empty()) p.timed_seconds = median_of(m.head_seconds);
     if (m.status != MeasureStatus::kPass)
@@ -89,65 +103,67 @@ Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r) {
 
 }  // namespace
 
-ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const LaunchDims& dims,
-                           const ResourceReport& resources, CUfunction function,
+ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, const LaunchDims& dims,
+                           const std::vector<ArgSlot>& args, const ResourceReport& resources,
                            const std::string& cubin, const ProfileOptions& options) {
   ProfileData p;
   p.backend = "cuda";
-  p.device = gpu.name();
-  p.multiprocessors = gpu.limits().multiprocessors;
+  p.device = gpu.info().name;
+  p.multiprocessors = gpu.info().multiprocessors;
   p.dims = dims;
   p.resources = resources;
-  if (function) {
-    ResourceReport driver = gpu.function_resources(function);
-    if (p.resources.registers < 0) p.resources.registers = driver.registers;
-    if (p.resources.shared_bytes < 0) p.resources.shared_bytes = driver.shared_bytes;
-    if (p.resources.local_bytes < 0) p.resources.local_bytes = driver.local_bytes;
-  }
+  ResourceReport driver = function_resources(kernel.function());
+  if (p.resources.registers < 0) p.resources.registers = driver.registers;
+  if (p.resources.shared_bytes < 0) p.resources.shared_bytes = driver.shared_bytes;
+  if (p.resources.local_bytes < 0) p.resources.local_bytes = driver.local_bytes;
 
-  LaunchOnce launch_and_wait = [&]() -> Status {
-    KGATE_RETURN_IF_ERROR(launch());
-    return gpu.synchronize();
-  };
+  LaunchOnce launch_and_wait = [&]() -> Status { return gpu.launch(kernel, dims, args); };
 
-  // 1. Timing, before any profiler touches the context.
-  std::vector<double> samples;
+  // 1. Timing, before any profiler touches the context: the gate's own
+  // (L2 flushed, launch latency hidden, SM clock read).
+  std::vector<double> samples, clocks;
   for (int i = 0; i < 3 + options.timed_samples; ++i) {
-    auto t = gpu.time(launch);
+    auto t = gpu.time_launch(kernel, dims, args);
     if (!t.ok()) {
       p.missing["timing"] = t.error().message;
       p.missing[kCountersKey] = "not attempted: the kernel failed to run";
       return p;
     }
-    if (i >= 3) samples.push_back(*t);
+    if (i < 3) continue;
+    samples.push_back(t->seconds);
+    if (t->sm_clock_mhz > 0) clocks.push_back(t->sm_clock_mhz);
   }
   if (!samples.empty()) p.timed_seconds = median_of(samples);
+  double clock_hz = (clocks.empty() ? gpu.info().peak_sm_clock_mhz : median_of(clocks)) * 1e6;
 
   // 2. Theoretical occupancy: the driver's count where it can, the limiter
   // from the calculator.
-  Occupancy occ = theoretical_occupancy(gpu.limits(), p.resources, dims);
-  if (function) {
-    if (auto blocks = gpu.active_blocks(function, dims);
+  auto limits = sm_limits(gpu);
+  if (limits.ok()) {
+    Occupancy occ = theoretical_occupancy(*limits, p.resources, dims);
+    if (auto blocks = active_blocks(kernel.function(), dims);
         blocks.ok() && *blocks != occ.blocks_per_sm) {
       int warps_per_block = int((dims.block[0] * dims.block[1] * dims.block[2] + 31) / 32);
       occ.blocks_per_sm = *blocks;
       occ.warps_per_sm = *blocks * warps_per_block;
       occ.pct = 100.0 * occ.warps_per_sm / occ.max_warps_per_sm;
     }
+    p.theoretical = occ;
+  } else {
+    p.missing["theoretical occupancy"] = limits.error().message;
   }
-  p.theoretical = occ;
 
   // 3. Ceilings (measured once per GPU model, then read from the store).
   if (options.roofline) {
     CeilingStore store = options.ceiling_file.empty() ? CeilingStore::default_store()
                                                       : CeilingStore(options.ceiling_file);
-    if (auto c = ceilings_for(gpu, store); c.ok())
+    if (auto c = ceilings_for(gpu, store, options.fma_cubin); c.ok())
       p.ceilings = *c;
     else
       p.missing["roofline ceilings"] = c.error().message;
   }
 
-  // 4. Counters, last: replay and profiler state never touch the timing above.
+  // 4. Counters: replay and profiler state never touch the timing above.
   if (options.counters) {
     auto counters = collect_counters(gpu.context(), gpu.device(), launch_and_wait);
     if (counters.ok()) {
@@ -159,13 +175,28 @@ ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const Laun
   } else {
     p.missing[kCountersKey] = "not requested";
   }
-  // 5. PC sampling, after the counter session has ended.
+
+  // 5. Hot regions, after the counter session has ended: PC sampling, else
+  // SASS instruction counts (last: they patch the kernel for good).
   if (options.hot_regions) {
-    auto regions = hot_regions(gpu.context(), launch_and_wait, cubin);
-    if (regions.ok())
-      p.hot_regions = *regions;
-    else
-      p.missing["hottest instruction regions"] = regions.error().message;
+    SamplingOptions so;
+    so.kernel_seconds = p.timed_seconds.value_or(0);
+    so.sm_clock_hz = clock_hz;
+    so.multiprocessors = p.multiprocessors;
+    auto sampled = sample_pcs(gpu.context(), launch_and_wait, so);
+    if (sampled.ok()) {
+      p.sampler = sampled->log;
+      p.hot_regions = top_regions(sampled->pcs, cubin_source_lookup(cubin));
+    } else {
+      auto counted = count_instructions(gpu.context(), gpu.device(), launch_and_wait);
+      if (counted.ok()) {
+        p.sampler = sampled.error().message + "; fell back to " + counted->log;
+        p.hot_regions = top_regions(counted->pcs, cubin_source_lookup(cubin));
+      } else {
+        p.sampler = sampled.error().message + "; " + counted.error().message;
+        p.missing["hottest instruction regions"] = p.sampler;
+      }
+    }
   } else {
     p.missing["hottest instruction regions"] = "not requested";
   }
@@ -173,14 +204,15 @@ ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const Laun
 }
 
 Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
+  for (const std::string& name : r.shapes)
+    if (!r.kernel->shape(name))
+      return Error::bad_input(r.kernel->name + " has no shape '" + name + "'");
   if (r.backend->name() == "host") return profile_host(r);
 
   const Implementation* impl = r.kernel->implementation(r.backend->name());
   if (!impl)
     return Error::bad_input(r.kernel->name + " has no \"" + r.backend->name() +
                             "\" implementation");
-  if (!r.shape.empty() && !r.kernel->shape(r.shape))
-    return Error::bad_input(r.kernel->name + " has no shape '" + r.shape + "'");
   progress("compiling " + r.kernel->name + " (" + r.backend->name() + ", with line info)");
   CompileRequest compile;
   compile.kernel = r.kernel;
@@ -192,14 +224,27 @@ Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
   if (!compiled->ok)
     return Error::bad_input(r.kernel->name + " does not compile:\n" + compiled->digest());
   const Program program = compiled->program;
+  KernelProfileRequest request = r;
+  if (r.options.roofline && r.options.fma_cubin.empty()) {
+    // Compiled here, before any child opens the GPU (roofline.h says why);
+    // used only where this GPU's ceilings are not stored yet.
+    auto arch = cuda::target_arch(r.gpu);
+    auto fma = arch.ok() ? compile_fma_peak(*arch) : Result<std::string>(arch.error());
+    if (fma.ok())
+      request.options.fma_cubin = *fma;
+    else
+      progress("the roofline's FMA kernel did not compile: " + fma.error().message);
+  }
 
   std::vector<ProfileData> out;
   for (const Shape& shape : r.kernel->shapes) {
-    if (!r.shape.empty() && shape.name != r.shape) continue;
+    if (!r.shapes.empty() &&
+        std::find(r.shapes.begin(), r.shapes.end(), shape.name) == r.shapes.end())
+      continue;
     if (!shape.runs_on(r.backend->name())) continue;
     progress("profiling " + r.kernel->name + " / " + shape.name);
     ChildOutcome child =
-        run_in_child([&] { return profile_cuda_shape(r, shape, program).to_json().dump(); },
+        run_in_child([&] { return profile_cuda_shape(request, shape, program).to_json().dump(); },
                      r.options.time_limit_s);
     if (child.completed) {
       out.push_back(ProfileData::from_json(nlohmann::json::parse(child.payload)));

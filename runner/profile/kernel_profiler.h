@@ -11,10 +11,9 @@
 
 #include "core/manifest.h"
 #include "runner/backend.h"
-#include "runner/profile/counter_profiler.h"
-#include "runner/profile/profile_launch.h"
+#include "runner/cuda/cuda_device.h"
 #include "runner/profile/roofline.h"
-#include "runner/profile_summary.h"
+#include "runner/profile_data.h"
 
 namespace kgate::profile {
 
@@ -22,25 +21,25 @@ struct ProfileOptions {
   int timed_samples = 20;     // after 3 warm-up launches
   bool counters = true;       // read CUPTI counters
   bool roofline = true;       // attach (and measure once) the ceilings
-  bool hot_regions = true;    // PC sampling
+  bool hot_regions = true;    // PC sampling, else SASS instruction counts
   std::string ceiling_file;   // empty: CeilingStore::default_store()
+  std::string fma_cubin;      // compile_fma_peak: measures ceilings not yet stored
   double time_limit_s = 300;  // per shape child
 };
 
-// In-process (child side): `launch` enqueues the kernel once on gpu's stream
-// (GpuSession::enqueue); profile_launch waits where it must, so timing
-// measures the kernel, not a host round trip.
-// `function` (may be null) lets the driver compute active blocks per SM;
-// `cubin` (may be empty) maps hot PCs to source lines.
-ProfileData profile_launch(GpuSession& gpu, const LaunchOnce& launch, const LaunchDims& dims,
-                           const ResourceReport& resources, CUfunction function,
+// In-process (child side), on the runner's own device: times `kernel` with
+// the gate's timing (CudaDevice::time_launch), then reads occupancy,
+// ceilings, counters and hot regions. `cubin` (may be empty) maps hot PCs to
+// source lines.
+ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, const LaunchDims& dims,
+                           const std::vector<ArgSlot>& args, const ResourceReport& resources,
                            const std::string& cubin, const ProfileOptions& options);
 
 struct KernelProfileRequest {
   const Manifest* manifest = nullptr;
   const Kernel* kernel = nullptr;
   Backend* backend = nullptr;
-  std::string shape;  // empty: every shape that runs on the backend
+  std::vector<std::string> shapes;  // empty: every shape that runs on the backend
   int gpu = 0;
   uint64_t seed = 1;
   ProfileOptions options;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "runner/device.h"
-#include "runner/profile_summary.h"
+#include "runner/profile_data.h"
 
 namespace kgate {
 

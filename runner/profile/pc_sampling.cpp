@@ -3,16 +3,18 @@
 #include <cupti_pcsampling.h>
 
 #include <algorithm>
-#include <cstdlib>
+#include <chrono>
+#include <cmath>
 #include <map>
+#include <set>
 
 #include "runner/profile/cupti_metrics.h"
 
 namespace kgate::profile {
 namespace {
 
-constexpr size_t kMaxPcs = 20000;
-constexpr uint64_t kRegionBytes = 64;
+constexpr size_t kMaxPcs = 10000;  // per buffer fill; more are fetched with GetData
+constexpr size_t kScratchBytes = size_t(16) << 20;
 
 // A CUpti_PCSamplingData with room for kMaxPcs PCs and every stall reason.
 struct SampleBuffer {
@@ -28,23 +30,206 @@ struct SampleBuffer {
       pcs[i].stallReason = &reasons[i * num_reasons];
     }
   }
+  // Marks what was read as consumed, so a buffer CUPTI did not refill is
+  // not counted twice.
+  void consumed() {
+    data.totalNumPcs = 0;
+    data.remainingNumPcs = 0;
+    data.totalSamples = data.droppedSamples = data.nonUsrKernelsTotalSamples = 0;
+    data.hardwareBufferFull = 0;
+  }
 };
 
-struct Region {
-  std::string function, source;
-  uint64_t pc = 0;
-  uint64_t samples = 0;
-  std::map<std::string, uint64_t> stalls;
-};
-
-Error pc_error(const std::string& step, CUptiResult r) {
+Error pc_error(const std::string& step, CUptiResult r, const std::string& log) {
   std::string why = r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
                         ? "no permission to sample PCs (ERR_NVGPUCTRPERM)"
                         : "CUPTI PC sampling failed";
-  return Error::infrastructure(why + " (" + step + ": " + cupti_error_text(r) + ")");
+  return Error::infrastructure(why + " (" + step + ": " + cupti_error_text(r) + ")" +
+                               (log.empty() ? "" : "; " + log));
+}
+
+// What one collection mode saw, over all its ranges.
+struct Tally {
+  std::map<std::pair<std::string, uint64_t>, PcCount> pcs;
+  uint64_t pc_samples = 0, cupti_total = 0, dropped = 0, non_user = 0, records = 0;
+  bool buffer_full = false;
+  int launches = 0, fills = 0;
+  std::set<std::string> get_data_errors;
+
+  void absorb(const CUpti_PCSamplingData& d, const std::map<uint32_t, std::string>& names) {
+    cupti_total += d.totalSamples;
+    dropped += d.droppedSamples;
+    non_user += d.nonUsrKernelsTotalSamples;
+    buffer_full = buffer_full || d.hardwareBufferFull;
+    if (d.totalNumPcs > 0) ++fills;
+    for (size_t i = 0; i < d.totalNumPcs && i < kMaxPcs; ++i) {
+      const CUpti_PCSamplingPCData& pc = d.pPcData[i];
+      ++records;
+      // functionName is shared by CUPTI across records; copied, never freed.
+      std::string function = pc.functionName ? pc.functionName : "?";
+      PcCount& c = pcs[{function, pc.pcOffset}];
+      c.function = function;
+      c.pc_offset = pc.pcOffset;
+      for (size_t s = 0; s < pc.stallReasonCount; ++s) {
+        uint32_t n = pc.stallReason[s].samples;
+        c.count += n;
+        pc_samples += n;
+        auto it = names.find(pc.stallReason[s].pcSamplingStallReasonIndex);
+        c.stalls[it == names.end() ? "other" : it->second] += n;
+      }
+    }
+  }
+
+  std::string describe(const char* mode, uint32_t period) const {
+    std::string s =
+        std::string(mode) + ", period 2^" + std::to_string(period) +
+        " cycles: " + std::to_string(launches) + " launch(es), " + std::to_string(fills) +
+        " buffer fill(s); CUPTI counted " + std::to_string(cupti_total) + " samples (" +
+        std::to_string(dropped) + " dropped, " + std::to_string(non_user) + " in non-user kernels" +
+        (buffer_full ? ", HARDWARE BUFFER FULL" : "") + "), " + std::to_string(pcs.size()) +
+        " PCs with " + std::to_string(pc_samples) + " samples";
+    if (!get_data_errors.empty()) {
+      s += "; cuptiPCSamplingGetData:";
+      for (const std::string& e : get_data_errors) s += " " + e;
+    }
+    return s;
+  }
+};
+
+// One enable/configure/ranges/disable cycle in one collection mode.
+Result<Tally> collect(CUcontext context, const LaunchOnce& launch,
+                      CUpti_PCSamplingCollectionMode mode, uint32_t period,
+                      const SamplingOptions& options, const std::string& log) {
+  CUpti_PCSamplingEnableParams enable{};
+  enable.size = CUpti_PCSamplingEnableParamsSize;
+  enable.ctx = context;
+  if (CUptiResult r = cuptiPCSamplingEnable(&enable); r != CUPTI_SUCCESS)
+    return pc_error("cuptiPCSamplingEnable", r, log);
+  struct Disable {
+    CUcontext ctx;
+    bool armed = true;
+    void now() {
+      if (!armed) return;
+      armed = false;
+      CUpti_PCSamplingDisableParams d{};
+      d.size = CUpti_PCSamplingDisableParamsSize;
+      d.ctx = ctx;
+      cuptiPCSamplingDisable(&d);
+    }
+    ~Disable() { now(); }
+  } disable{context};
+
+  size_t num_reasons = 0;
+  CUpti_PCSamplingGetNumStallReasonsParams nr{};
+  nr.size = CUpti_PCSamplingGetNumStallReasonsParamsSize;
+  nr.ctx = context;
+  nr.numStallReasons = &num_reasons;
+  if (CUptiResult r = cuptiPCSamplingGetNumStallReasons(&nr); r != CUPTI_SUCCESS)
+    return pc_error("cuptiPCSamplingGetNumStallReasons", r, log);
+  std::vector<uint32_t> reason_index(num_reasons);
+  std::vector<std::vector<char>> reason_text(num_reasons,
+                                             std::vector<char>(CUPTI_STALL_REASON_STRING_SIZE));
+  std::vector<char*> reason_ptrs;
+  for (auto& t : reason_text) reason_ptrs.push_back(t.data());
+  CUpti_PCSamplingGetStallReasonsParams gr{};
+  gr.size = CUpti_PCSamplingGetStallReasonsParamsSize;
+  gr.ctx = context;
+  gr.numStallReasons = num_reasons;
+  gr.stallReasonIndex = reason_index.data();
+  gr.stallReasons = reason_ptrs.data();
+  if (CUptiResult r = cuptiPCSamplingGetStallReasons(&gr); r != CUPTI_SUCCESS)
+    return pc_error("cuptiPCSamplingGetStallReasons", r, log);
+  std::map<uint32_t, std::string> reason_name;
+  for (size_t i = 0; i < num_reasons; ++i)
+    reason_name[reason_index[i]] = short_stall_name(reason_text[i].data());
+
+  SampleBuffer buffer(num_reasons);
+  std::vector<CUpti_PCSamplingConfigurationInfo> info(7);
+  info[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
+  info[0].attributeData.samplingPeriodData.samplingPeriod = period;
+  info[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
+  info[1].attributeData.stallReasonData.stallReasonCount = num_reasons;
+  info[1].attributeData.stallReasonData.pStallReasonIndex = reason_index.data();
+  info[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
+  info[2].attributeData.collectionModeData.collectionMode = mode;
+  info[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
+  info[3].attributeData.enableStartStopControlData.enableStartStopControl = 1;
+  info[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
+  info[4].attributeData.outputDataFormatData.outputDataFormat =
+      CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
+  info[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
+  info[5].attributeData.samplingDataBufferData.samplingDataBuffer = &buffer.data;
+  info[6].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE;
+  info[6].attributeData.scratchBufferSizeData.scratchBufferSize = kScratchBytes;
+  CUpti_PCSamplingConfigurationInfoParams config{};
+  config.size = CUpti_PCSamplingConfigurationInfoParamsSize;
+  config.ctx = context;
+  config.numAttributes = info.size();
+  config.pPCSamplingConfigurationInfo = info.data();
+  if (CUptiResult r = cuptiPCSamplingSetConfigurationAttribute(&config); r != CUPTI_SUCCESS)
+    return pc_error("cuptiPCSamplingSetConfigurationAttribute", r, log);
+
+  Tally tally;
+  auto drain = [&] {
+    // The stop put the range's first PCs into the configured buffer...
+    tally.absorb(buffer.data, reason_name);
+    buffer.consumed();
+    // ...and GetData hands over the rest, kMaxPcs at a time.
+    for (int round = 0; round < 1000; ++round) {
+      CUpti_PCSamplingGetDataParams get{};
+      get.size = CUpti_PCSamplingGetDataParamsSize;
+      get.ctx = context;
+      get.pcSamplingData = &buffer.data;
+      CUptiResult r = cuptiPCSamplingGetData(&get);
+      if (r != CUPTI_SUCCESS) {
+        tally.get_data_errors.insert(cupti_error_text(r));
+        break;
+      }
+      bool more = buffer.data.remainingNumPcs > 0;
+      tally.absorb(buffer.data, reason_name);
+      buffer.consumed();
+      if (!more) break;
+    }
+  };
+
+  auto began = std::chrono::steady_clock::now();
+  while (tally.launches < options.max_launches) {
+    CUpti_PCSamplingStartParams start{};
+    start.size = CUpti_PCSamplingStartParamsSize;
+    start.ctx = context;
+    if (CUptiResult r = cuptiPCSamplingStart(&start); r != CUPTI_SUCCESS)
+      return pc_error("cuptiPCSamplingStart", r, log + tally.describe("", period));
+    Status launched = launch();  // launches and waits
+    ++tally.launches;
+    CUpti_PCSamplingStopParams stop{};
+    stop.size = CUpti_PCSamplingStopParamsSize;
+    stop.ctx = context;
+    CUptiResult stopped = cuptiPCSamplingStop(&stop);
+    if (!launched.ok()) return launched.error().with_context("the sampled launch");
+    if (stopped != CUPTI_SUCCESS)
+      return pc_error("cuptiPCSamplingStop", stopped, log + tally.describe("", period));
+    drain();
+    double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (tally.pc_samples >= options.min_samples || elapsed > options.max_seconds) break;
+  }
+  disable.now();
+  // Whatever the disable flushed into the configured buffer.
+  tally.absorb(buffer.data, reason_name);
+  return tally;
 }
 
 }  // namespace
+
+uint32_t sampling_period_exponent(double seconds, double clock_hz, int multiprocessors,
+                                  double target) {
+  constexpr uint32_t kMin = 8, kMax = 20;
+  if (seconds <= 0 || clock_hz <= 0 || multiprocessors <= 0 || target <= 0) return 12;
+  double cycles_per_sample = seconds * clock_hz * multiprocessors / target;
+  if (cycles_per_sample <= 1) return kMin;
+  double e = std::floor(std::log2(cycles_per_sample));
+  return uint32_t(std::clamp(e, double(kMin), double(kMax)));
+}
 
 std::string short_stall_name(const std::string& name) {
   for (const char* prefix : {"smsp__pcsamp_warps_issue_stalled_", "smsp__pcsamp_"})
@@ -52,151 +237,27 @@ std::string short_stall_name(const std::string& name) {
   return name;
 }
 
-Result<std::vector<HotRegion>> hot_regions(CUcontext context, const LaunchOnce& launch,
-                                           const std::string& cubin, size_t top) {
-  CUpti_PCSamplingEnableParams enable{CUpti_PCSamplingEnableParamsSize};
-  enable.ctx = context;
-  if (CUptiResult r = cuptiPCSamplingEnable(&enable); r != CUPTI_SUCCESS)
-    return pc_error("cuptiPCSamplingEnable", r);
-  struct Disable {
-    CUcontext ctx;
-    bool armed = true;
-    ~Disable() {
-      if (!armed) return;
-      CUpti_PCSamplingDisableParams d{CUpti_PCSamplingDisableParamsSize};
-      d.ctx = ctx;
-      cuptiPCSamplingDisable(&d);
-    }
-  } disable{context};
-
-  size_t num_reasons = 0;
-  CUpti_PCSamplingGetNumStallReasonsParams nr{CUpti_PCSamplingGetNumStallReasonsParamsSize};
-  nr.ctx = context;
-  nr.numStallReasons = &num_reasons;
-  if (CUptiResult r = cuptiPCSamplingGetNumStallReasons(&nr); r != CUPTI_SUCCESS)
-    return pc_error("cuptiPCSamplingGetNumStallReasons", r);
-  std::vector<uint32_t> reason_index(num_reasons);
-  std::vector<std::vector<char>> reason_text(num_reasons,
-                                             std::vector<char>(CUPTI_STALL_REASON_STRING_SIZE));
-  std::vector<char*> reason_ptrs;
-  for (auto& t : reason_text) reason_ptrs.push_back(t.data());
-  CUpti_PCSamplingGetStallReasonsParams gr{CUpti_PCSamplingGetStallReasonsParamsSize};
-  gr.ctx = context;
-  gr.numStallReasons = num_reasons;
-  gr.stallReasonIndex = reason_index.data();
-  gr.stallReasons = reason_ptrs.data();
-  if (CUptiResult r = cuptiPCSamplingGetStallReasons(&gr); r != CUPTI_SUCCESS)
-    return pc_error("cuptiPCSamplingGetStallReasons", r);
-  std::map<uint32_t, std::string> reason_name;
-  for (size_t i = 0; i < num_reasons; ++i)
-    reason_name[reason_index[i]] = short_stall_name(reason_text[i].data());
-
-  SampleBuffer configured(num_reasons), fetched(num_reasons);
-  std::vector<CUpti_PCSamplingConfigurationInfo> info(6);
-  info[0].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD;
-  info[0].attributeData.samplingPeriodData.samplingPeriod = 5;  // every 2^10 cycles: dense
-  info[1].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON;
-  info[1].attributeData.stallReasonData.stallReasonCount = num_reasons;
-  info[1].attributeData.stallReasonData.pStallReasonIndex = reason_index.data();
-  info[2].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE;
-  info[2].attributeData.collectionModeData.collectionMode =
-      CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED;
-  info[3].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_ENABLE_START_STOP_CONTROL;
-  info[3].attributeData.enableStartStopControlData.enableStartStopControl = 1;
-  info[4].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_OUTPUT_DATA_FORMAT;
-  info[4].attributeData.outputDataFormatData.outputDataFormat =
-      CUPTI_PC_SAMPLING_OUTPUT_DATA_FORMAT_PARSED;
-  info[5].attributeType = CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER;
-  info[5].attributeData.samplingDataBufferData.samplingDataBuffer = &configured.data;
-  CUpti_PCSamplingConfigurationInfoParams config{CUpti_PCSamplingConfigurationInfoParamsSize};
-  config.ctx = context;
-  config.numAttributes = info.size();
-  config.pPCSamplingConfigurationInfo = info.data();
-  if (CUptiResult r = cuptiPCSamplingSetConfigurationAttribute(&config); r != CUPTI_SUCCESS)
-    return pc_error("cuptiPCSamplingSetConfigurationAttribute", r);
-
-  CUpti_PCSamplingStartParams start{CUpti_PCSamplingStartParamsSize};
-  start.ctx = context;
-  if (CUptiResult r = cuptiPCSamplingStart(&start); r != CUPTI_SUCCESS)
-    return pc_error("cuptiPCSamplingStart", r);
-  Status launched = launch();
-  CUpti_PCSamplingStopParams stop{CUpti_PCSamplingStopParamsSize};
-  stop.ctx = context;
-  CUptiResult stopped = cuptiPCSamplingStop(&stop);
-  if (!launched.ok()) return launched.error().with_context("the sampled launch");
-  if (stopped != CUPTI_SUCCESS) return pc_error("cuptiPCSamplingStop", stopped);
-
-  std::map<std::string, Region> regions;
-  uint64_t total = 0;
-  auto absorb = [&](const CUpti_PCSamplingData& d) {
-    for (size_t i = 0; i < d.totalNumPcs && i < kMaxPcs; ++i) {
-      const CUpti_PCSamplingPCData& pc = d.pPcData[i];
-      std::string function = pc.functionName ? pc.functionName : "?";
-      std::string source;
-      if (!cubin.empty() && pc.functionName) {
-        CUpti_GetSassToSourceCorrelationParams corr{CUpti_GetSassToSourceCorrelationParamsSize};
-        corr.cubin = cubin.data();
-        corr.cubinSize = cubin.size();
-        corr.functionName = pc.functionName;
-        corr.pcOffset = pc.pcOffset;
-        if (cuptiGetSassToSourceCorrelation(&corr) == CUPTI_SUCCESS && corr.lineNumber > 0) {
-          source = std::string(corr.fileName ? corr.fileName : "?") + ":" +
-                   std::to_string(corr.lineNumber);
-          std::free(corr.fileName);  // CUPTI allocates both; the caller frees them
-          std::free(corr.dirName);
-        }
-      }
-      uint64_t window = pc.pcOffset / kRegionBytes * kRegionBytes;
-      std::string key = source.empty() ? function + "+" + std::to_string(window) : source;
-      Region& region = regions[key];
-      if (region.samples == 0) {
-        region.function = function;
-        region.source = source;
-        region.pc = source.empty() ? window : pc.pcOffset;
-      }
-      region.pc = std::min(region.pc, source.empty() ? window : pc.pcOffset);
-      for (size_t s = 0; s < pc.stallReasonCount; ++s) {
-        uint32_t n = pc.stallReason[s].samples;
-        region.samples += n;
-        total += n;
-        region.stalls[reason_name[pc.stallReason[s].pcSamplingStallReasonIndex]] += n;
-      }
-    }
+Result<SampledPcs> sample_pcs(CUcontext context, const LaunchOnce& launch,
+                              const SamplingOptions& options) {
+  uint32_t period = sampling_period_exponent(options.kernel_seconds, options.sm_clock_hz,
+                                             options.multiprocessors);
+  std::string log;
+  const std::pair<CUpti_PCSamplingCollectionMode, const char*> modes[] = {
+      {CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED, "kernel-serialized"},
+      {CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS, "continuous"},
   };
-  for (int round = 0; round < 64; ++round) {
-    CUpti_PCSamplingGetDataParams get{CUpti_PCSamplingGetDataParamsSize};
-    get.ctx = context;
-    get.pcSamplingData = &fetched.data;
-    fetched.data.totalNumPcs = 0;
-    if (cuptiPCSamplingGetData(&get) != CUPTI_SUCCESS) break;
-    absorb(fetched.data);
-    if (fetched.data.remainingNumPcs == 0) break;
+  for (const auto& [mode, name] : modes) {
+    auto tally = collect(context, launch, mode, period, options, log);
+    if (!tally.ok()) return tally.error();
+    log += (log.empty() ? "" : "; then ") + tally->describe(name, period);
+    if (tally->pc_samples == 0) continue;
+    SampledPcs out;
+    out.samples = tally->pc_samples;
+    out.log = "pc sampling, " + log;
+    for (auto& [key, pc] : tally->pcs) out.pcs.push_back(std::move(pc));
+    return out;
   }
-  disable.armed = false;
-  CUpti_PCSamplingDisableParams d{CUpti_PCSamplingDisableParamsSize};
-  d.ctx = context;
-  cuptiPCSamplingDisable(&d);
-  absorb(configured.data);  // what Disable flushed into the configured buffer
-
-  if (total == 0)
-    return Error::infrastructure("PC sampling recorded no samples (the launch was too short)");
-  std::vector<Region> sorted;
-  for (auto& [key, r] : regions) sorted.push_back(r);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const Region& a, const Region& b) { return a.samples > b.samples; });
-  std::vector<HotRegion> out;
-  for (size_t i = 0; i < sorted.size() && i < top; ++i) {
-    HotRegion h;
-    h.function = sorted[i].function;
-    h.pc_offset = sorted[i].pc;
-    h.source = sorted[i].source;
-    h.share_pct = 100.0 * double(sorted[i].samples) / double(total);
-    uint64_t best = 0;
-    for (const auto& [name, n] : sorted[i].stalls)
-      if (n > best && name != "selected") best = n, h.top_stall = name;
-    out.push_back(h);
-  }
-  return out;
+  return Error::infrastructure("PC sampling recorded no samples in the kernel (" + log + ")");
 }
 
 }  // namespace kgate::profile

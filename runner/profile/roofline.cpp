@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 #include <nlohmann/json.hpp>
 
 #include "core/file_util.h"
+#include "runner/cuda/raw_compile.h"
 
 namespace kgate::profile {
 
@@ -74,9 +76,22 @@ double fma_peak_flops(unsigned blocks, unsigned threads) {
   return double(blocks) * threads * kFmaIterations * 16 * 8 * 2;
 }
 
-Result<Ceilings> measure_ceilings(GpuSession& gpu) {
+Result<std::string> compile_fma_peak(const std::string& arch) {
+  cuda::RawCompileInput in;
+  in.source = kFmaPeakSource;
+  in.display_name = "kgate_fma_peak.cu";
+  in.arch = arch;
+  auto out = cuda::compile_with_nvrtc(in);
+  if (!out.ok()) return out.error();
+  if (!out->ok)
+    return Error::infrastructure("the FMA ceiling kernel does not compile: " + out->log);
+  return out->cubin;
+}
+
+Result<Ceilings> measure_ceilings(cuda::CudaDevice& gpu, const std::string& fma_cubin) {
   Ceilings c;
-  // Bandwidth: a copy far larger than L2 (50 MB on H100), read + write counted.
+  // Bandwidth: a copy far larger than L2 (50 MB on H100), read + write
+  // counted; the device flushes L2 before each copy.
   const size_t bytes = size_t(1) << 30;
   auto src = gpu.allocate(bytes);
   if (!src.ok()) return src.error();
@@ -88,7 +103,7 @@ Result<Ceilings> measure_ceilings(GpuSession& gpu) {
   Status filled = gpu.fill(*src, 0x3c, bytes);
   double best_copy = 1e9;
   for (int i = 0; i < 6 && filled.ok(); ++i) {
-    auto t = gpu.time([&] { return gpu.copy_async(*dst, *src, bytes); });
+    auto t = gpu.time_copy(*dst, *src, bytes);
     if (!t.ok()) {
       filled = t.error();
       break;
@@ -101,28 +116,29 @@ Result<Ceilings> measure_ceilings(GpuSession& gpu) {
   c.bandwidth_bytes_per_s = 2.0 * double(bytes) / best_copy;
 
   // FP32: enough blocks to fill every SM many times over.
-  auto image = nvrtc_compile(kFmaPeakSource, "kgate_fma_peak.cu", gpu.arch(), false);
-  if (!image.ok()) return image.error();
-  auto fn = gpu.load(image->cubin, "kgate_fma_peak");
-  if (!fn.ok()) return fn.error();
+  auto kernel = gpu.load_image(fma_cubin, "kgate_fma_peak");
+  if (!kernel.ok()) return kernel.error();
   auto out = gpu.allocate(sizeof(float) * 1024 * 1024 * 8);
   if (!out.ok()) return out.error();
   LaunchDims dims;
   dims.block[0] = 256;
-  dims.grid[0] = unsigned(gpu.limits().multiprocessors) * 8 * 4;
-  CUdeviceptr out_ptr = *out;
+  dims.grid[0] = unsigned(gpu.info().multiprocessors) * 8 * 4;
+  std::vector<ArgSlot> args(3);
+  DeviceAddress out_ptr = *out;
   int iterations = kFmaIterations;
   float seed = 1.0f;
-  void* params[] = {&out_ptr, &iterations, &seed};
+  std::memcpy(args[0].bytes, &out_ptr, args[0].size = sizeof out_ptr);
+  std::memcpy(args[1].bytes, &iterations, args[1].size = sizeof iterations);
+  std::memcpy(args[2].bytes, &seed, args[2].size = sizeof seed);
   double best_fma = 1e9;
   Status ran;
   for (int i = 0; i < 6; ++i) {
-    auto t = gpu.time([&] { return gpu.enqueue(*fn, dims, params); });
+    auto t = gpu.time_launch(**kernel, dims, args);
     if (!t.ok()) {
       ran = t.error();
       break;
     }
-    if (i > 0) best_fma = std::min(best_fma, *t);
+    if (i > 0) best_fma = std::min(best_fma, t->seconds);
   }
   gpu.release(*out);
   if (!ran.ok()) return ran.error();
@@ -135,12 +151,17 @@ Result<Ceilings> measure_ceilings(GpuSession& gpu) {
   return c;
 }
 
-Result<Ceilings> ceilings_for(GpuSession& gpu, const CeilingStore& store) {
-  if (auto c = store.find(gpu.name())) return *c;
-  auto c = measure_ceilings(gpu);
+Result<Ceilings> ceilings_for(cuda::CudaDevice& gpu, const CeilingStore& store,
+                              const std::string& fma_cubin) {
+  const std::string name = gpu.info().name;
+  if (auto c = store.find(name)) return *c;
+  if (fma_cubin.empty())
+    return Error::infrastructure("not stored for " + name + " in " + store.file().string() +
+                                 ", and no FMA kernel was compiled to measure them");
+  auto c = measure_ceilings(gpu, fma_cubin);
   if (!c.ok()) return c.error();
   // Not being able to store them costs a re-measure next time, nothing more.
-  (void)store.save(gpu.name(), *c);
+  (void)store.save(name, *c);
   return c;
 }
 

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "core/status.h"
-#include "runner/profile/profile_launch.h"
-#include "runner/profile_summary.h"
+#include "runner/cuda/cuda_device.h"
+#include "runner/profile_data.h"
 
 namespace kgate::profile {
 
@@ -36,10 +36,18 @@ extern const char* const kFmaPeakSource;
 // Floating-point operations one launch of kgate_fma_peak performs.
 double fma_peak_flops(unsigned blocks, unsigned threads);
 
-// Measures both ceilings on `gpu` (best of several runs; about a second).
-Result<Ceilings> measure_ceilings(GpuSession& gpu);
+// Compiles kFmaPeakSource for `arch` with NVRTC (in a child of its own).
+// Call it before the process opens a GPU: NVRTC initializes the driver, and
+// a forked child cannot inherit that.
+Result<std::string> compile_fma_peak(const std::string& arch);
 
-// The stored ceilings of this GPU, measured and stored first if missing.
-Result<Ceilings> ceilings_for(GpuSession& gpu, const CeilingStore& store);
+// Measures both ceilings on `gpu` (best of several runs; about a second);
+// `fma_cubin` from compile_fma_peak.
+Result<Ceilings> measure_ceilings(cuda::CudaDevice& gpu, const std::string& fma_cubin);
+
+// The stored ceilings of this GPU, measured and stored first if missing
+// (an empty `fma_cubin` then is an error that says so).
+Result<Ceilings> ceilings_for(cuda::CudaDevice& gpu, const CeilingStore& store,
+                              const std::string& fma_cubin);
 
 }  // namespace kgate::profile

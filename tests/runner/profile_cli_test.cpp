@@ -2,6 +2,8 @@
 // summary, its JSON, and the errors for bad input and a missing GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "runner/profile/roofline.h"
@@ -35,6 +37,37 @@ TEST(ProfileCli, HostBackendPrintsTheDegradedSummaryAndJson) {
   EXPECT_TRUE(p["metrics"].empty());
   EXPECT_EQ(p["summary"].get<std::string>().rfind("### Profile", 0), 0u);
   EXPECT_EQ(ProfileData::from_json(p).bytes_moved, p["bytes_moved"].get<size_t>());
+}
+
+TEST(ProfileCli, PhasesPickTheFirstShapeOfEachAndTablePrintsOneRowEach) {
+  testing::TempDir dir;
+  auto json = dir / "profile.json";
+  // softmax's prefill shapes run on cuda only: on the host, decode alone.
+  auto out =
+      run_kgate({"profile", "softmax", "--repo", testing::example_dir().string(), "--backend",
+                 "host", "--phases", "decode", "--table", "--json", json.string()});
+  ASSERT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_EQ(out.out.rfind("| kernel | shape | class |", 0), 0u) << out.out;
+  EXPECT_NE(out.out.find("| softmax | decode-b1 | "), std::string::npos) << out.out;
+  EXPECT_EQ(std::count(out.out.begin(), out.out.end(), '\n'), 3) << out.out;
+  EXPECT_EQ(out.out.find("### Profile"), std::string::npos) << "--table prints no summaries";
+  auto j = nlohmann::json::parse(testing::read(json));
+  ASSERT_EQ(j["profiles"].size(), 1u);
+  EXPECT_EQ(j["profiles"][0]["shape"], "decode-b1");
+
+  out = run_kgate({"profile", "softmax", "--repo", testing::example_dir().string(), "--backend",
+                   "host", "--phases", "prefill"});
+  EXPECT_EQ(out.exit_code, 2) << out.err;
+  EXPECT_NE(out.err.find("no \"prefill\" shape that runs on host"), std::string::npos) << out.err;
+}
+
+TEST(ProfileCli, AllAndAKernelNameExcludeEachOther) {
+  auto out = run_kgate({"profile", "rmsnorm", "--all", "--repo", testing::example_dir().string(),
+                        "--backend", "host"});
+  EXPECT_EQ(out.exit_code, 2) << out.err;
+  EXPECT_NE(out.err.find("--all"), std::string::npos) << out.err;
+  out = run_kgate({"profile", "--repo", testing::example_dir().string(), "--backend", "host"});
+  EXPECT_EQ(out.exit_code, 2) << out.err;
 }
 
 TEST(ProfileCli, UnknownKernelOrShapeIsBadInput) {

@@ -1,11 +1,21 @@
 // Profiles of small known kernels on a real GPU: each must read as the class
 // its access pattern implies. Every kernel runs in a forked child, as kgate
-// runs them; without a GPU the tests skip and say why.
+// runs them, on the runner's CudaDevice; without a GPU the tests skip and
+// say why.
 #include <gtest/gtest.h>
+
+#include <cstring>
 
 #include "core/subprocess.h"
 #include "runner/cuda/cuda_driver.h"
+#include "runner/cuda/cuda_toolkit.h"
+#include "runner/cuda/ptxas_report.h"
+#include "runner/cuda/raw_compile.h"
+#include "runner/profile/counter_profiler.h"
 #include "runner/profile/kernel_profiler.h"
+#include "runner/profile/pc_sampling.h"
+#include "runner/profile/sass_counts.h"
+#include "runner/profile_summary.h"
 #include "support/test_support.h"
 
 namespace kgate::profile {
@@ -38,6 +48,39 @@ extern "C" __global__ void spilly(float* out, const float* in, long n) {
   for (int k = 0; k < 48; ++k) s += acc[k];
   out[i] = s;
 }
+// At each of 16 steps, odd and even lanes (alternating) run different inner
+// loops whose trip count is only known at run time, so the branch cannot be
+// if-converted: a divergent branch per step, against a few uniform loop
+// branches.
+extern "C" __global__ void divergent(float* out, const float* in, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = in[i];
+  int trips = 1 + int(n & 1);
+  for (int k = 0; k < 16; ++k) {
+    if ((threadIdx.x ^ k) & 1) {
+      for (int j = 0; j < trips; ++j) v = v * 1.0001f + 0.5f;
+    } else {
+      for (int j = 0; j < trips; ++j) v = v * 0.9999f - 0.25f;
+    }
+  }
+  out[i] = v;
+}
+// The same code choosing per block: every warp agrees at every branch.
+extern "C" __global__ void uniform(float* out, const float* in, long n) {
+  long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = in[i];
+  int trips = 1 + int(n & 1);
+  for (int k = 0; k < 16; ++k) {
+    if ((blockIdx.x ^ k) & 1) {
+      for (int j = 0; j < trips; ++j) v = v * 1.0001f + 0.5f;
+    } else {
+      for (int j = 0; j < trips; ++j) v = v * 0.9999f - 0.25f;
+    }
+  }
+  out[i] = v;
+}
 )";
 
 std::string gpu_problem() {
@@ -64,37 +107,82 @@ struct Case {
   std::vector<std::string> options;
 };
 
+// kKernels compiled with line info (and `options`), before the child opens
+// the GPU: NVRTC initializes the driver, which a forked child cannot inherit.
+struct Compiled {
+  std::string cubin, fma_cubin;
+  ResourceReport resources;
+};
+
+Result<Compiled> compile_case(const Case& c) {
+  auto arch = cuda::target_arch(0);
+  if (!arch.ok()) return arch.error();
+  cuda::RawCompileInput in;
+  in.source = kKernels;
+  in.display_name = "profile_gpu_test.cu";
+  in.arch = *arch;
+  in.flags = c.options;
+  in.line_info = true;
+  auto out = cuda::compile_with_nvrtc(in);
+  if (!out.ok()) return out.error();
+  if (!out->ok) return Error::bad_input("the test kernels do not compile: " + out->log);
+  Compiled compiled{out->cubin, "", cuda::parse_ptxas_report(out->log, c.entry)};
+  auto fma = profile::compile_fma_peak(*arch);
+  if (!fma.ok()) return fma.error();
+  compiled.fma_cubin = *fma;
+  return compiled;
+}
+
+// The device, the loaded kernel and its buffers for one case, in a child.
+struct Loaded {
+  std::unique_ptr<cuda::CudaDevice> gpu;
+  std::unique_ptr<cuda::CudaKernel> kernel;
+  LaunchDims dims;
+  std::vector<ArgSlot> args;
+};
+
+Result<Loaded> load_case(const Case& c, const Compiled& compiled) {
+  Loaded l;
+  auto gpu = cuda::CudaDevice::open(0);
+  if (!gpu.ok()) return gpu.error();
+  l.gpu = std::move(*gpu);
+  auto kernel = l.gpu->load_image(compiled.cubin, c.entry);
+  if (!kernel.ok()) return kernel.error();
+  l.kernel = std::move(*kernel);
+  size_t bytes = size_t(c.n) * sizeof(float);
+  auto in = l.gpu->allocate(bytes);
+  if (!in.ok()) return in.error();
+  auto out = l.gpu->allocate(bytes);
+  if (!out.ok()) return out.error();
+  KGATE_RETURN_IF_ERROR(l.gpu->fill(*in, 0x3c, bytes));
+  DeviceAddress ip = *in, op = *out;
+  long n = c.n;
+  l.args.resize(3);
+  std::memcpy(l.args[0].bytes, &op, l.args[0].size = sizeof op);
+  std::memcpy(l.args[1].bytes, &ip, l.args[1].size = sizeof ip);
+  std::memcpy(l.args[2].bytes, &n, l.args[2].size = sizeof n);
+  l.dims.grid[0] = c.grid ? c.grid : unsigned((c.n + c.block - 1) / c.block);
+  l.dims.block[0] = c.block;
+  return l;
+}
+
 // Compiles kKernels, runs `c` once profiled in a child, returns the profile.
 ProfileData profile_case(const Case& c, const std::string& ceiling_file, bool sample_pcs = false) {
   ChildOutcome child = run_in_child(
       [&]() -> std::string {
-        auto gpu = GpuSession::open(0);
-        if (!gpu.ok()) return "error: " + gpu.error().message;
-        GpuSession& g = **gpu;
-        auto image = nvrtc_compile(kKernels, "profile_gpu_test.cu", g.arch(), true, c.options);
-        if (!image.ok()) return "error: " + image.error().message;
-        auto fn = g.load(image->cubin, c.entry);
-        if (!fn.ok()) return "error: " + fn.error().message;
-        size_t bytes = size_t(c.n) * sizeof(float);
-        auto in = g.allocate(bytes);
-        auto out = g.allocate(bytes);
-        if (!in.ok() || !out.ok()) return std::string("error: allocation");
-        (void)g.fill(*in, 0x3c, bytes);
-        CUdeviceptr ip = *in, op = *out;
-        long n = c.n;
-        void* params[] = {&op, &ip, &n};
-        LaunchDims dims;
-        dims.grid[0] = c.grid ? c.grid : unsigned((c.n + c.block - 1) / c.block);
-        dims.block[0] = c.block;
+        auto compiled = compile_case(c);
+        if (!compiled.ok()) return "error: " + compiled.error().message;
+        auto loaded = load_case(c, *compiled);
+        if (!loaded.ok()) return "error: " + loaded.error().message;
         ProfileOptions options;
         options.ceiling_file = ceiling_file;
+        options.fma_cubin = compiled->fma_cubin;
         options.hot_regions = sample_pcs;  // only where tested: a sampling fault costs one test
-        ProfileData p = profile_launch(
-            g, [&] { return g.enqueue(*fn, dims, params); }, dims, image->resources, *fn,
-            image->cubin, options);
+        ProfileData p = profile_launch(*loaded->gpu, *loaded->kernel, loaded->dims, loaded->args,
+                                       compiled->resources, compiled->cubin, options);
         p.kernel = c.entry;
         p.shape = "n=" + std::to_string(c.n);
-        p.bytes_moved = 2 * bytes;
+        p.bytes_moved = 2 * size_t(c.n) * sizeof(float);
         return p.to_json().dump();
       },
       300);
@@ -104,6 +192,7 @@ ProfileData profile_case(const Case& c, const std::string& ceiling_file, bool sa
   ProfileData p = ProfileData::from_json(nlohmann::json::parse(child.payload));
   std::string summary = render_summary(p);
   std::printf("%s\n", summary.c_str());  // the evidence, in the test log
+  if (!p.sampler.empty()) std::printf("sampler: %s\n", p.sampler.c_str());
   EXPECT_LE(count_words(summary), kMaxSummaryWords);
   return p;
 }
@@ -171,12 +260,87 @@ TEST_F(ProfileGpu, HotRegionsMapToSourceLines) {
   REQUIRE_GPU();
   ProfileData p =
       profile_case({"spilly", 4L << 20, 0, 256, {"--maxrregcount=32"}}, ceilings(), true);
-  if (p.hot_regions.empty())
-    GTEST_SKIP() << "no PC samples: " << p.missing["hottest instruction regions"];
+  ASSERT_FALSE(p.hot_regions.empty())
+      << "sampler: " << p.sampler << "\nmissing: " << p.missing["hottest instruction regions"];
   EXPECT_LE(p.hot_regions.size(), 3u);
   EXPECT_GT(p.hot_regions[0].share_pct, 0);
+  EXPECT_GT(p.hot_regions[0].samples, 0u);
+  for (size_t i = 1; i < p.hot_regions.size(); ++i)
+    EXPECT_LE(p.hot_regions[i].share_pct, p.hot_regions[i - 1].share_pct);
   EXPECT_NE(p.hot_regions[0].source.find("profile_gpu_test.cu:"), std::string::npos)
       << p.hot_regions[0].source;
+  EXPECT_NE(render_summary(p).find("Hottest regions: "), std::string::npos);
+}
+
+// What each way of finding hot regions sees on this GPU, printed for the
+// log: PC sampling in a fresh context, PC sampling after a counter session
+// (the order kgate profile uses), and SASS instruction counts.
+TEST_F(ProfileGpu, PcSamplerDiagnostic) {
+  REQUIRE_GPU();
+  Case c{"spilly", 4L << 20, 0, 256, {"--maxrregcount=32"}};
+  ChildOutcome child = run_in_child(
+      [&]() -> std::string {
+        auto compiled = compile_case(c);
+        if (!compiled.ok()) return "error: " + compiled.error().message;
+        auto loaded = load_case(c, *compiled);
+        if (!loaded.ok()) return "error: " + loaded.error().message;
+        cuda::CudaDevice& gpu = *loaded->gpu;
+        LaunchOnce launch = [&] { return gpu.launch(*loaded->kernel, loaded->dims, loaded->args); };
+        auto t = gpu.time_launch(*loaded->kernel, loaded->dims, loaded->args);
+        SamplingOptions so;
+        so.kernel_seconds = t.ok() ? t->seconds : 0;
+        so.sm_clock_hz = gpu.info().peak_sm_clock_mhz * 1e6;
+        so.multiprocessors = gpu.info().multiprocessors;
+        nlohmann::json j;
+        j["kernel_seconds"] = so.kernel_seconds;
+        j["period_exponent"] =
+            sampling_period_exponent(so.kernel_seconds, so.sm_clock_hz, so.multiprocessors);
+        auto report = [](const Result<SampledPcs>& r) {
+          return r.ok() ? nlohmann::json{{"samples", r->samples},
+                                         {"pcs", r->pcs.size()},
+                                         {"log", r->log}}
+                        : nlohmann::json{{"samples", 0}, {"error", r.error().message}};
+        };
+        j["pc_sampling_alone"] = report(sample_pcs(gpu.context(), launch, so));
+        auto counters = collect_counters(gpu.context(), gpu.device(), launch);
+        j["counters"] = counters.ok() ? "read" : counters.error().message;
+        j["pc_sampling_after_counters"] = report(sample_pcs(gpu.context(), launch, so));
+        j["sass_counts"] = report(count_instructions(gpu.context(), gpu.device(), launch));
+        return j.dump();
+      },
+      300);
+  ASSERT_TRUE(child.completed) << child.describe(300) << "\n" << child.err_tail;
+  ASSERT_EQ(child.payload.rfind("error:", 0), std::string::npos) << child.payload;
+  nlohmann::json j = nlohmann::json::parse(child.payload);
+  std::printf("pc sampler diagnostic:\n%s\n", j.dump(2).c_str());
+  EXPECT_GT(j["pc_sampling_alone"]["samples"].get<uint64_t>(), 0u) << j.dump(2);
+  EXPECT_GT(j["pc_sampling_after_counters"]["samples"].get<uint64_t>(), 0u) << j.dump(2);
+  EXPECT_GT(j["sass_counts"]["samples"].get<uint64_t>(), 0u) << j.dump(2);
+}
+
+TEST_F(ProfileGpu, DivergentBranchLowersBranchEfficiency) {
+  REQUIRE_GPU();
+  ProfileData div = profile_case({"divergent", 1L << 20}, ceilings());
+  ProfileData uni = profile_case({"uniform", 1L << 20}, ceilings());
+  if (!counters_read(div))
+    GTEST_SKIP() << "counters unreadable: " << div.missing["hardware counters"];
+  auto raw = [](const ProfileData& p) {
+    return "targets " + std::to_string(p.get(metric::kBranchTargets).value_or(-1)) + ", uniform " +
+           std::to_string(p.get(metric::kBranchUniform).value_or(-1)) + ", divergent " +
+           std::to_string(p.get(metric::kBranchDivergent).value_or(-1)) + ", threads/instruction " +
+           std::to_string(p.get(metric::kThreadsPerInstruction).value_or(-1));
+  };
+  std::printf("divergent: %s\nuniform: %s\n", raw(div).c_str(), raw(uni).c_str());
+  ASSERT_TRUE(branch_efficiency(div).has_value()) << raw(div);
+  ASSERT_TRUE(branch_efficiency(uni).has_value()) << raw(uni);
+  EXPECT_GT(*div.get(metric::kBranchDivergent), 0) << raw(div);
+  // One divergent branch per step against a few uniform loop branches.
+  EXPECT_LT(*branch_efficiency(div), 90) << raw(div);
+  EXPECT_GT(*branch_efficiency(uni), 99) << raw(uni);
+  EXPECT_DOUBLE_EQ(uni.get(metric::kBranchDivergent).value_or(-1), 0) << raw(uni);
+  // Half the lanes idle through each inner loop.
+  ASSERT_TRUE(warp_efficiency(div) && warp_efficiency(uni));
+  EXPECT_LT(*warp_efficiency(div), *warp_efficiency(uni) - 5) << raw(div) << " / " << raw(uni);
 }
 
 TEST_F(ProfileGpu, TinyKernelIsLaunchBound) {

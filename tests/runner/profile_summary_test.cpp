@@ -2,8 +2,12 @@
 // the 600-word bound, the before/after comparison and the missing-counter path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "runner/profile/occupancy.h"
 #include "runner/profile_summary.h"
+#include "runner/profile_table.h"
+#include "runner/profile_text.h"
 
 namespace kgate {
 namespace {
@@ -40,7 +44,10 @@ ProfileData base_profile() {
       {metric::kAchievedOccupancyPct, 80},
       {metric::kSmPct, 20},
       {metric::kMemPct, 20},
-      {metric::kBranchUniformPct, 100},
+      {metric::kBranchTargets, 4e5},
+      {metric::kBranchUniform, 4e5},
+      {metric::kBranchDivergent, 0},
+      {metric::kThreadsPerInstruction, 32},
       {metric::kFp32Flops, 1e6},
       {metric::kLocalBytes, 0},
   };
@@ -227,6 +234,73 @@ TEST(ProfileSummary, BeforeAfterComparisonShowsTheChange) {
   EXPECT_NE(s.find("4.00x faster"), std::string::npos) << s;
   EXPECT_NE(s.find("| load sectors/request | 32.0 | 4.0 | -28.0 |"), std::string::npos) << s;
   EXPECT_LE(count_words(s), kMaxSummaryWords);
+}
+
+TEST(ProfileSummary, BranchEfficiencyIsUniformTargetsOverAllTargets) {
+  ProfileData p = base_profile();
+  // A kernel whose odd and even lanes part ways at one of four branches.
+  p.metrics[metric::kBranchTargets] = 1000;
+  p.metrics[metric::kBranchUniform] = 750;
+  p.metrics[metric::kBranchDivergent] = 250;
+  p.metrics[metric::kThreadsPerInstruction] = 20;
+  ASSERT_TRUE(branch_efficiency(p).has_value());
+  EXPECT_DOUBLE_EQ(*branch_efficiency(p), 75.0);
+  EXPECT_DOUBLE_EQ(*warp_efficiency(p), 62.5);
+  std::string s = render_summary(p);
+  EXPECT_NE(s.find("branch efficiency 75.0% (250 of 1000 branch targets divergent)"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("warp execution efficiency 62.5%"), std::string::npos) << s;
+  EXPECT_DOUBLE_EQ(summary_json(p)["derived"]["branch_efficiency_pct"].get<double>(), 75.0);
+
+  // Without the uniform count: all targets but the divergent ones.
+  p.metrics.erase(metric::kBranchUniform);
+  p.metrics[metric::kBranchDivergent] = 100;
+  EXPECT_DOUBLE_EQ(*branch_efficiency(p), 90.0);
+
+  // A kernel without a single branch (predicated code) has no efficiency to
+  // report, not 0%: the old ready-made ratio read 0% there.
+  p.metrics[metric::kBranchTargets] = 0;
+  EXPECT_FALSE(branch_efficiency(p).has_value());
+  EXPECT_NE(render_summary(p).find("branch efficiency no branch executed"), std::string::npos);
+  p.metrics.erase(metric::kBranchTargets);
+  EXPECT_NE(render_summary(p).find("branch efficiency n/a"), std::string::npos);
+}
+
+TEST(ProfileTable, OneRowPerProfileWithTheNumbersThatMatter) {
+  ProfileData copy = base_profile();
+  copy.kernel = "rmsnorm";
+  copy.shape = "prefill-8k";
+  copy.metrics[metric::kDramPct] = 91;
+  copy.metrics[metric::kMemPct] = 92;
+  copy.metrics[metric::kDramBytes] = 7.2e8;  // 90% of the 4 TB/s ceiling
+  copy.metrics[metric::kBranchDivergent] = 1e5;
+  copy.metrics[metric::kBranchUniform] = 3e5;  // of 4e5 targets: 75%
+  HotRegion h;
+  h.function = "rmsnorm";
+  h.source = "csrc/rmsnorm.cu:31";
+  h.share_pct = 42;
+  copy.hot_regions = {h};
+  ProfileData host;
+  host.kernel = "softmax";
+  host.shape = "decode|b1";  // a '|' must not break the table
+  host.backend = "host";
+  host.missing["hardware counters"] = "host backend";
+
+  std::string t = render_profile_table({copy, host});
+  std::vector<std::string> lines;
+  for (size_t at = 0, nl; (nl = t.find('\n', at)) != std::string::npos; at = nl + 1)
+    lines.push_back(t.substr(at, nl - at));
+  ASSERT_EQ(lines.size(), 4u) << t;  // header, rule, two rows
+  auto cells = [](const std::string& line) { return std::count(line.begin(), line.end(), '|'); };
+  for (const std::string& l : lines) EXPECT_EQ(cells(l), 11) << l;
+  EXPECT_EQ(lines[2],
+            "| rmsnorm | prefill-8k | memory-bound and efficient | 90% | 40% | 4.0 / 4.0 | "
+            "80% / " +
+                text::fmt("%.0f%%", copy.theoretical->pct) + " (" + copy.theoretical->limiter +
+                ") | long_scoreboard 12.0 | 75.0% | 42% rmsnorm.cu:31 |");
+  EXPECT_NE(lines[3].find("| softmax | decode/b1 | "), std::string::npos) << lines[3];
+  EXPECT_NE(lines[3].find("n/a / n/a | n/a | n/a | n/a |"), std::string::npos) << lines[3];
 }
 
 TEST(Occupancy, H100LimitersFromTheOccupancyCalculator) {

@@ -1,0 +1,68 @@
+#include "runner/profile_comparison.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "runner/bottleneck.h"
+#include "runner/profile_text.h"
+
+namespace kgate {
+
+using text::fmt;
+using text::num;
+using text::pct;
+using text::seconds;
+
+std::string render_comparison(const ProfileData& before, const ProfileData& after) {
+  Classification cb = classify(before), ca = classify(after);
+  std::ostringstream o;
+  o << "### Profile before / after: " << after.kernel << " / " << after.shape << "\n\n";
+  o << "Bottleneck: " << describe(cb.bottleneck) << " -> " << describe(ca.bottleneck) << "\n\n";
+  o << "| metric | before | after | change |\n|---|---|---|---|\n";
+  auto row_pct = [&](const char* name, std::optional<double> b, std::optional<double> a) {
+    o << "| " << name << " | " << pct(b) << " | " << pct(a) << " | "
+      << (a && b ? fmt("%+.1f pts", *a - *b) : "n/a") << " |\n";
+  };
+  auto row_num = [&](const char* name, std::optional<double> b, std::optional<double> a) {
+    o << "| " << name << " | " << num(b, "%.1f") << " | " << num(a, "%.1f") << " | "
+      << (a && b ? fmt("%+.1f", *a - *b) : "n/a") << " |\n";
+  };
+  auto tb = kernel_seconds(before), ta = kernel_seconds(after);
+  o << "| kernel time | " << (tb ? seconds(*tb) : "n/a") << " | " << (ta ? seconds(*ta) : "n/a")
+    << " | " << (ta && tb && *ta > 0 ? fmt("%.2fx faster", *tb / *ta) : "n/a") << " |\n";
+  auto bw = [](const ProfileData& p) -> std::optional<double> {
+    auto v = achieved_bandwidth(p);
+    return v ? std::optional<double>(*v / 1e9) : std::nullopt;
+  };
+  row_num("bandwidth (GB/s)", bw(before), bw(after));
+  row_pct("bandwidth of measured ceiling", bandwidth_of_ceiling(before),
+          bandwidth_of_ceiling(after));
+  row_pct("DRAM throughput", before.get(metric::kDramPct), after.get(metric::kDramPct));
+  row_pct("memory speed of light", before.get(metric::kMemPct), after.get(metric::kMemPct));
+  row_pct("SM speed of light", before.get(metric::kSmPct), after.get(metric::kSmPct));
+  row_num("load sectors/request", sectors_per_request(before, true),
+          sectors_per_request(after, true));
+  row_num("store sectors/request", sectors_per_request(before, false),
+          sectors_per_request(after, false));
+  row_pct("L2 hit rate", before.get(metric::kL2HitPct), after.get(metric::kL2HitPct));
+  row_pct("achieved occupancy", before.get(metric::kAchievedOccupancyPct),
+          after.get(metric::kAchievedOccupancyPct));
+  auto theo = [](const ProfileData& p) -> std::optional<double> {
+    return p.theoretical ? std::optional<double>(p.theoretical->pct) : std::nullopt;
+  };
+  row_pct("theoretical occupancy", theo(before), theo(after));
+  auto reg = [](const ProfileData& p) -> std::optional<double> {
+    return p.resources.registers >= 0 ? std::optional<double>(p.resources.registers) : std::nullopt;
+  };
+  row_num("registers/thread", reg(before), reg(after));
+  auto spill = [](const ProfileData& p) -> std::optional<double> {
+    if (p.resources.spill_store_bytes < 0) return std::nullopt;
+    return double(p.resources.spill_store_bytes + std::max(0, p.resources.spill_load_bytes));
+  };
+  row_num("spill bytes", spill(before), spill(after));
+  if (!before.missing.empty() || !after.missing.empty())
+    o << "\nSome numbers are missing (n/a); the profiles say why.\n";
+  return o.str();
+}
+
+}  // namespace kgate

@@ -1,0 +1,179 @@
+#include "runner/profile_data.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace kgate {
+
+nlohmann::json Occupancy::to_json() const {
+  return {{"blocks_per_sm", blocks_per_sm},
+          {"warps_per_sm", warps_per_sm},
+          {"max_warps_per_sm", max_warps_per_sm},
+          {"pct", pct},
+          {"limiter", limiter}};
+}
+Occupancy Occupancy::from_json(const nlohmann::json& j) {
+  Occupancy o;
+  o.blocks_per_sm = j.value("blocks_per_sm", 0);
+  o.warps_per_sm = j.value("warps_per_sm", 0);
+  o.max_warps_per_sm = j.value("max_warps_per_sm", 0);
+  o.pct = j.value("pct", 0.0);
+  o.limiter = j.value("limiter", "");
+  return o;
+}
+
+nlohmann::json Ceilings::to_json() const {
+  return {{"bandwidth_bytes_per_s", bandwidth_bytes_per_s},
+          {"fp32_flops_per_s", fp32_flops_per_s},
+          {"measured_at", measured_at}};
+}
+Ceilings Ceilings::from_json(const nlohmann::json& j) {
+  Ceilings c;
+  c.bandwidth_bytes_per_s = j.value("bandwidth_bytes_per_s", 0.0);
+  c.fp32_flops_per_s = j.value("fp32_flops_per_s", 0.0);
+  c.measured_at = j.value("measured_at", "");
+  return c;
+}
+
+nlohmann::json HotRegion::to_json() const {
+  return {{"function", function},   {"pc_offset", pc_offset}, {"share_pct", share_pct},
+          {"top_stall", top_stall}, {"source", source},       {"sass", sass},
+          {"samples", samples}};
+}
+HotRegion HotRegion::from_json(const nlohmann::json& j) {
+  HotRegion h;
+  h.function = j.value("function", "");
+  h.pc_offset = j.value("pc_offset", uint64_t{0});
+  h.share_pct = j.value("share_pct", 0.0);
+  h.top_stall = j.value("top_stall", "");
+  h.source = j.value("source", "");
+  h.sass = j.value("sass", "");
+  h.samples = j.value("samples", uint64_t{0});
+  return h;
+}
+
+std::optional<double> ProfileData::get(const char* key) const {
+  auto it = metrics.find(key);
+  if (it == metrics.end() || !std::isfinite(it->second)) return std::nullopt;
+  return it->second;
+}
+
+nlohmann::json ProfileData::to_json() const {
+  nlohmann::json j = {{"kernel", kernel},
+                      {"shape", shape},
+                      {"backend", backend},
+                      {"device", device},
+                      {"multiprocessors", multiprocessors},
+                      {"grid", {dims.grid[0], dims.grid[1], dims.grid[2]}},
+                      {"block", {dims.block[0], dims.block[1], dims.block[2]}},
+                      {"dynamic_shared_bytes", dims.shared_bytes},
+                      {"resources", resources.to_json()},
+                      {"bytes_moved", bytes_moved},
+                      {"metrics", metrics},
+                      {"stalls", stalls},
+                      {"missing", missing},
+                      {"sampler", sampler},
+                      {"hot_regions", nlohmann::json::array()}};
+  if (theoretical) j["theoretical_occupancy"] = theoretical->to_json();
+  if (ceilings) j["ceilings"] = ceilings->to_json();
+  if (timed_seconds) j["timed_seconds"] = *timed_seconds;
+  for (const HotRegion& h : hot_regions) j["hot_regions"].push_back(h.to_json());
+  return j;
+}
+
+ProfileData ProfileData::from_json(const nlohmann::json& j) {
+  ProfileData p;
+  p.kernel = j.value("kernel", "");
+  p.shape = j.value("shape", "");
+  p.backend = j.value("backend", "");
+  p.device = j.value("device", "");
+  p.multiprocessors = j.value("multiprocessors", 0);
+  for (int i = 0; i < 3; ++i) {
+    if (j.contains("grid")) p.dims.grid[i] = j["grid"].at(i).get<uint32_t>();
+    if (j.contains("block")) p.dims.block[i] = j["block"].at(i).get<uint32_t>();
+  }
+  p.dims.shared_bytes = j.value("dynamic_shared_bytes", 0u);
+  if (j.contains("resources")) p.resources = ResourceReport::from_json(j["resources"]);
+  p.bytes_moved = j.value("bytes_moved", size_t{0});
+  if (j.contains("metrics")) p.metrics = j["metrics"].get<std::map<std::string, double>>();
+  if (j.contains("stalls")) p.stalls = j["stalls"].get<std::map<std::string, double>>();
+  if (j.contains("missing")) p.missing = j["missing"].get<std::map<std::string, std::string>>();
+  if (j.contains("theoretical_occupancy"))
+    p.theoretical = Occupancy::from_json(j["theoretical_occupancy"]);
+  if (j.contains("ceilings")) p.ceilings = Ceilings::from_json(j["ceilings"]);
+  if (j.contains("timed_seconds")) p.timed_seconds = j["timed_seconds"].get<double>();
+  p.sampler = j.value("sampler", "");
+  if (j.contains("hot_regions"))
+    for (const auto& h : j["hot_regions"]) p.hot_regions.push_back(HotRegion::from_json(h));
+  return p;
+}
+
+std::optional<double> sectors_per_request(const ProfileData& p, bool loads) {
+  auto s = p.get(loads ? metric::kLdSectors : metric::kStSectors);
+  auto r = p.get(loads ? metric::kLdRequests : metric::kStRequests);
+  if (!s || !r || *r <= 0) return std::nullopt;
+  return *s / *r;
+}
+
+std::optional<double> coalescing_pct(const ProfileData& p, bool loads) {
+  auto s = p.get(loads ? metric::kLdSectors : metric::kStSectors);
+  auto b = p.get(loads ? metric::kLdBytesRequested : metric::kStBytesRequested);
+  if (!s || !b || *s <= 0) return std::nullopt;
+  return std::min(100.0, *b / (*s * 32) * 100);
+}
+
+std::optional<double> kernel_seconds(const ProfileData& p) {
+  if (auto ns = p.get(metric::kDurationNs); ns && *ns > 0) return *ns * 1e-9;
+  return p.timed_seconds;
+}
+
+std::optional<double> achieved_bandwidth(const ProfileData& p) {
+  auto s = kernel_seconds(p);
+  if (!s || *s <= 0) return std::nullopt;
+  if (auto b = p.get(metric::kDramBytes)) return *b / *s;
+  if (p.bytes_moved > 0) return double(p.bytes_moved) / *s;
+  return std::nullopt;
+}
+
+std::optional<double> bandwidth_of_ceiling(const ProfileData& p) {
+  auto bw = achieved_bandwidth(p);
+  if (!bw || !p.ceilings || p.ceilings->bandwidth_bytes_per_s <= 0) return std::nullopt;
+  return *bw / p.ceilings->bandwidth_bytes_per_s * 100;
+}
+
+std::optional<double> flops_rate(const ProfileData& p) {
+  auto f = p.get(metric::kFp32Flops);
+  auto s = kernel_seconds(p);
+  if (!f || !s || *s <= 0) return std::nullopt;
+  return *f / *s;
+}
+
+std::optional<double> branch_efficiency(const ProfileData& p) {
+  auto targets = p.get(metric::kBranchTargets);
+  if (!targets || *targets <= 0) return std::nullopt;
+  // Uniform over all targets where counted; else all but the divergent ones.
+  if (auto uniform = p.get(metric::kBranchUniform))
+    return std::clamp(*uniform / *targets * 100, 0.0, 100.0);
+  if (auto divergent = p.get(metric::kBranchDivergent))
+    return std::clamp((*targets - *divergent) / *targets * 100, 0.0, 100.0);
+  return std::nullopt;
+}
+
+std::optional<double> warp_efficiency(const ProfileData& p) {
+  auto t = p.get(metric::kThreadsPerInstruction);
+  if (!t || *t <= 0) return std::nullopt;
+  return std::min(100.0, *t / 32 * 100);
+}
+
+bool spills(const ProfileData& p) {
+  return p.resources.spill_store_bytes > 0 || p.resources.spill_load_bytes > 0;
+}
+
+uint64_t grid_blocks(const LaunchDims& d) {
+  return uint64_t(d.grid[0]) * d.grid[1] * d.grid[2];
+}
+uint64_t block_threads(const LaunchDims& d) {
+  return uint64_t(d.block[0]) * d.block[1] * d.block[2];
+}
+
+}  // namespace kgate

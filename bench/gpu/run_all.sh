@@ -50,7 +50,7 @@ run_if examples_correct 300 "$D/bin/runner_gpu_tests" --gtest_filter='CudaGpuTes
 # The gate's decision rules on recorded timings: one process, one device context, 40 s of A/A
 # rounds per kernel-shape, replayed as >= 100 gates: A/A, planted +2/5/10%, two simple rules.
 # Markdown for docs/BENCHMARKS.md in gate_recorded.md; the recordings in gate_recordings/.
-run_if gate_recorded 235 "$D/bin/bench_gate_recorded" record examples/llm-ops rmsnorm/prefill-2k fused_add_rmsnorm/prefill-8k rmsnorm/decode-b1 silu_and_mul/decode-b1 --seconds 40 --save "$OUT/gate_recordings" --markdown "$OUT/gate_recorded.md"
+run_if gate_recorded 235 "$D/bin/bench_gate_recorded" record examples/llm-ops rmsnorm/prefill-2k fused_add_rmsnorm/prefill-8k rmsnorm/decode-b1 silu_and_mul/decode-b1 --seconds "${GATE_SECONDS:-40}" --save "$OUT/gate_recordings" --markdown "$OUT/gate_recorded.md"
 # A tuner episode per kernel on the GPU (speedup over the first version, gated).
 run_if optimize 100 "$D/bin/kgate" optimize rmsnorm --repo examples/llm-ops --backend cuda --max-iters 4 --new --state-dir /tmp/kgate-episodes --no-in-model
 # A tuner episode on each of the six CUDA example kernels and the table for docs/BENCHMARKS.md

@@ -144,8 +144,8 @@ TEST(ProposalImportTest, TuningResultBecomesAPullRequestWithEvidence) {
   ASSERT_EQ(prs->size(), 1u);
   const std::string& body = (*prs)[0].body;
   EXPECT_EQ((*prs)[0].title, "kgate: rmsnorm 1.42x faster on host: Test CPU");
-  for (const char* section :
-       {"| shape | phase | before | after | change [95% CI] | max error | verdict |",
+  for (const std::string& section : std::vector<std::string>{
+           "| shape | phase | before | after | change [95% CI] | max error | verdict |",
         "| decode-b64 | decode | 200.00 us | 140.00 us | -30.0% [-32.0%, -28.0%] | 2.5e-04 | "
         "faster |",
         "![before and after per shape](", "## Profile", "## Roofline",

@@ -2,6 +2,7 @@
 // real temporary git repository with the example host kernels, with nothing
 // configured, the sweep ends with pull requests on the local forge; a second
 // sweep updates rather than duplicates; a forge that fails loses nothing.
+#include <chrono>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -124,7 +125,7 @@ class RefusingGitHub {
     });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    server_.wait_until_ready();
+    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   ~RefusingGitHub() {
     server_.stop();

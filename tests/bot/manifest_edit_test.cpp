@@ -52,7 +52,8 @@ TEST(ManifestEditTest, AddsCompileFlagsWhereTheImplementationHasNone) {
   auto edited = edit_manifest_text(text, edit);
   ASSERT_TRUE(edited.ok()) << edited.error().message;
   EXPECT_NE(
-      edited->find("\"tunables\": {\"BLOCK\": [512, 256, 128, 1024], \"UNROLL\": [4, 1, 2, 8]}"),
+      edited->find("\"tunables\": {\"BLOCK\": [512, 256, 128, 1024], \"UNROLL\": [4, 1, 2, 8], "
+                   "\"VEC\": [1, 2, 4, 8]}"),
       std::string::npos)
       << *edited;
   // On a line of its own, indented like the members after it.

@@ -115,7 +115,8 @@ TEST_F(JobContract, AcceptRegressionJobPassesWhatTheGateJobFails) {
   ASSERT_TRUE(gated.ok) << gated.outcome << "\n" << last_stderr;
   ASSERT_EQ(gated.outcome, "check-failed") << last_stderr;
   bool slower_failed = false;
-  for (const auto& shape : result_json(2)["kernels"][0]["shapes"])
+  const auto gated_report = result_json(2);  // a range-for over a temporary's member dangles
+  for (const auto& shape : gated_report["kernels"][0]["shapes"])
     slower_failed |= shape["verdict"] == "slower" && shape["fails"] == true;
   ASSERT_TRUE(slower_failed) << result_json(2).dump(2);
 

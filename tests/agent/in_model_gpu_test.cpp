@@ -68,8 +68,8 @@ TEST_F(InModelGpuTest, ExtractFindsTheExampleKernelsInBothPhases) {
       if (k["kernel"].is_string()) found[p["phase"]].insert(k["kernel"]);
       // cuBLAS names its GEMMs "*gemm*" up to CUDA 12 and "nvjet_*" from CUDA 13 on.
       const std::string name = k["name"].get<std::string>();
-      cublas_listed |= k["kernel"].is_null() && (name.find("gemm") != std::string::npos ||
-                                                 name.rfind("nvjet_", 0) == 0);
+      cublas_listed |= k["kernel"].is_null() &&
+                       (name.find("gemm") != std::string::npos || name.rfind("nvjet_", 0) == 0);
     }
   }
   EXPECT_EQ(phase_ns, tasks["total_ns"].get<uint64_t>());

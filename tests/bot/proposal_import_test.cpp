@@ -146,12 +146,13 @@ TEST(ProposalImportTest, TuningResultBecomesAPullRequestWithEvidence) {
   EXPECT_EQ((*prs)[0].title, "kgate: rmsnorm 1.42x faster on host: Test CPU");
   for (const std::string& section : std::vector<std::string>{
            "| shape | phase | before | after | change [95% CI] | max error | verdict |",
-        "| decode-b64 | decode | 200.00 us | 140.00 us | -30.0% [-32.0%, -28.0%] | 2.5e-04 | "
-        "faster |",
-        "![before and after per shape](", "## Profile", "## Roofline",
-        "<details><summary>Iteration 1", "Four partial sums hid the add latency.", "## Reproduce",
-        "kgate gate --base " + repo.base_sha.substr(0, 12), "kgate optimize rmsnorm --repo kernels",
-        "## Environment", "| compiler | g++ 12 |", "| kgate |", "base=" + repo.base_sha})
+           "| decode-b64 | decode | 200.00 us | 140.00 us | -30.0% [-32.0%, -28.0%] | 2.5e-04 | "
+           "faster |",
+           "![before and after per shape](", "## Profile", "## Roofline",
+           "<details><summary>Iteration 1", "Four partial sums hid the add latency.",
+           "## Reproduce", "kgate gate --base " + repo.base_sha.substr(0, 12),
+           "kgate optimize rmsnorm --repo kernels", "## Environment", "| compiler | g++ 12 |",
+           "| kgate |", "base=" + repo.base_sha})
     EXPECT_NE(body.find(section), std::string::npos) << section << "\n" << body;
 }
 

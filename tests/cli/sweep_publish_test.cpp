@@ -2,9 +2,9 @@
 // real temporary git repository with the example host kernels, with nothing
 // configured, the sweep ends with pull requests on the local forge; a second
 // sweep updates rather than duplicates; a forge that fails loses nothing.
-#include <chrono>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <chrono>
 
 #include <cstdlib>
 #include <map>

@@ -1,5 +1,8 @@
 #include "runner/host/host_compiler.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 
@@ -83,7 +86,13 @@ Result<CompileOutcome> HostCompiler::build(const HostBuild& build) {
   }
 
   auto start = std::chrono::steady_clock::now();
-  std::filesystem::path work = cache_.dir() / "work" / key;
+  // A folder of its own for every compile: other kgate processes (parallel CI
+  // jobs, two references of one check) may be compiling the same key right now
+  // and remove their folder when done. Only the final rename is shared, and it is atomic.
+  static std::atomic<unsigned> compiles{0};
+  std::filesystem::path work =
+      cache_.dir() / "work" /
+      (key + "." + std::to_string(::getpid()) + "." + std::to_string(compiles.fetch_add(1)));
   std::filesystem::create_directories(work);
   std::filesystem::path copied_source = work / ("source" + full_source.extension().string());
   KGATE_RETURN_IF_ERROR(write_file_atomic(copied_source, source_text));

@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "core/log.h"
-#include "core/number_format.h"
 #include "runner/isolated_measure.h"
 #include "runner/reference.h"
 
@@ -169,12 +168,7 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
     e.summary = "baseline timed on " + std::to_string(e.shapes.size()) + " shapes";
     return e;
   }
-  e.improved = any_faster && !any_slower && e.geomean_ratio <= 1 - policy.min_improvement;
-  e.summary = std::string(e.improved   ? "improved"
-                          : any_slower ? "slower on some shapes"
-                                       : "no gain") +
-              ": geomean time ratio " + format_number(e.geomean_ratio) + " (speedup " +
-              format_number(1 / e.geomean_ratio) + "x)";
+  e.conclude(any_faster, any_slower, policy.min_improvement);
   return e;
 }
 

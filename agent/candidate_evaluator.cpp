@@ -1,6 +1,7 @@
 #include "agent/candidate_evaluator.h"
 
 #include "core/hash.h"
+#include "core/number_format.h"
 
 namespace kgate {
 
@@ -93,6 +94,15 @@ nlohmann::json Evaluation::to_json() const {
   for (const ShapeEvaluation& s : shapes) j["shapes"].push_back(s.to_json());
   if (!device.is_null()) j["device"] = device;
   return j;
+}
+
+void Evaluation::conclude(bool any_faster, bool any_worse, double min_improvement) {
+  improved = any_faster && !any_worse && geomean_ratio <= 1 - min_improvement;
+  summary = std::string(improved    ? "improved"
+                        : any_worse ? "slower on some shapes"
+                                    : "no gain") +
+            ": geomean time ratio " + format_number(geomean_ratio) + " (speedup " +
+            format_number(1 / geomean_ratio) + "x)";
 }
 
 Evaluation Evaluation::from_json(const nlohmann::json& j) {

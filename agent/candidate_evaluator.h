@@ -66,6 +66,11 @@ struct Evaluation {
 
   nlohmann::json to_json() const;
   static Evaluation from_json(const nlohmann::json& j);
+
+  // Decides `improved` and writes the summary once the shapes are timed:
+  // improved when some shape is faster, none is worse and the geomean clears
+  // `min_improvement`. Both evaluators end this way.
+  void conclude(bool any_faster, bool any_worse, double min_improvement);
 };
 
 class CandidateEvaluator {

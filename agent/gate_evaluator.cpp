@@ -4,7 +4,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/number_format.h"
 #include "gate/ab_gate.h"
 
 namespace kgate {
@@ -144,12 +143,7 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
   // Kept only when the gate would pass it as a change of its own: no shape
   // breaks the policy, some shape is significantly faster, and the geomean
   // clears min_improvement.
-  e.improved = any_faster && !any_fail && e.geomean_ratio <= 1 - manifest_.gate.min_improvement;
-  e.summary = std::string(e.improved ? "improved"
-                          : any_fail ? "slower on some shapes"
-                                     : "no gain") +
-              ": geomean time ratio " + format_number(e.geomean_ratio) + " (speedup " +
-              format_number(1 / e.geomean_ratio) + "x)";
+  e.conclude(any_faster, any_fail, manifest_.gate.min_improvement);
   return e;
 }
 

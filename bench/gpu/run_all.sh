@@ -73,6 +73,11 @@ run_if extract 300 "$D/bin/kgate" extract --repo examples/llm-ops --json "$OUT/t
 # tuner episodes chose (GAP_SETTINGS, "kernel:NAME=V,NAME=V ..."; default: the H200 episodes' best).
 GAP_SETTINGS=${GAP_SETTINGS:-"rmsnorm:BLOCK=256,UNROLL=2,VEC=8 softmax:BLOCK=512,UNROLL=1,VEC=8 silu_and_mul:BLOCK=256,ELEMS=1,VEC=8 fused_add_rmsnorm:BLOCK=256,UNROLL=2,VEC=8 rotary_embedding:BLOCK=256,UNROLL=1,VEC=8 gemv:BATCH_TILE=1,BLOCK=256,ROWS=1,UNROLL=1,VEC=8"}
 run_if deployment_gap 300 bash "$D/src/bench/gpu/deployment_gap.sh" examples/llm-ops "$OUT" "$GAP_SETTINGS"
+# The benchmark-to-deployment gap of a real sweep: extract, `kgate sweep --agent tuner` with
+# in-model validation, every accepted proposal together, the workload base vs swept interleaved
+# (OUT/sweep_gap.md) and the sweep's episode table (OUT/sweep_episodes.md). About 7 minutes.
+[ -f "$OUT/pytorch.json" ] && export PYTORCH_JSON="$OUT/pytorch.json"
+run_if sweep_gap 540 bash "$D/src/bench/gpu/sweep_gap.sh" "$D/bin/kgate" examples/llm-ops "$OUT"
 run_if workload_tests 590 "$D/bin/agent_gpu_tests" --gtest_filter='InModelGpu*'
 # Each example kernel's first version, first decode and first prefill shape: one Markdown table
 # (docs/BENCHMARKS.md), the summaries' numbers in the JSON, the sampler's log on stderr.

@@ -1,10 +1,19 @@
 // Launchers for the example kernels of ../csrc, one translation unit each
 // (kernel_<name>.cu includes ../csrc/<name>.cu), so a candidate that replaces
-// csrc/<name>.cu changes what this workload runs. Each launcher uses the
-// launch configuration that ../kgate.json declares for the kernel.
+// csrc/<name>.cu changes what this workload runs. Each launcher takes its
+// grid and block from launch_dims.h, the manifest's launch expressions in C++.
 #pragma once
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
+
+#include "launch_dims.h"
+
+inline dim3 grid_of(const launch_dims::Launch& l) {
+  return dim3(l.grid.x, l.grid.y, l.grid.z);
+}
+inline dim3 block_of(const launch_dims::Launch& l) {
+  return dim3(l.block.x, l.block.y, l.block.z);
+}
 
 void launch_rmsnorm(__half* out, const __half* x, const __half* weight, int rows, int cols,
                     float eps, cudaStream_t stream);

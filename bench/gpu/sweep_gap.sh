@@ -48,14 +48,14 @@ elapsed extract
 common=(--repo "$REPO" --backend cuda --agent tuner --new --state-dir "$STATE" --seed 1
         --max-iters 20 --patience 4 --budget-s "$BUDGET" --shape-budget-s 0.25)
 if "$KGATE" sweep --help 2>&1 | grep -q -- '--phases'; then
-  timeout $((12 * BUDGET + 240)) "$KGATE" sweep "${common[@]}" --no-baselines --phases decode,prefill \
+  timeout $((6 * (BUDGET + 40))) "$KGATE" sweep "${common[@]}" --no-baselines --phases decode,prefill \
     > "$OUT/sweep.log" 2>&1
   echo "=== sweep exit $?" >> "$OUT/sweep.log"
 else
   echo "sweep_gap: this kgate has no sweep --phases; one optimize per kernel with --shapes" | tee "$OUT/sweep.log" >&2
   for k in rmsnorm fused_add_rmsnorm silu_and_mul rotary_embedding softmax gemv; do
     shapes=$(python3 "$HERE/episodes_table.py" --manifest "$REPO/kgate.json" --shapes-of "$k")
-    timeout $((2 * BUDGET + 90)) "$KGATE" optimize "$k" "${common[@]}" --shapes "$shapes" >> "$OUT/sweep.log" 2>&1
+    timeout $((BUDGET + 50)) "$KGATE" optimize "$k" "${common[@]}" --shapes "$shapes" >> "$OUT/sweep.log" 2>&1
     echo "=== optimize $k exit $?" >> "$OUT/sweep.log"
   done
 fi

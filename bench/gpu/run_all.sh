@@ -75,7 +75,7 @@ GAP_SETTINGS=${GAP_SETTINGS:-"rmsnorm:BLOCK=256,UNROLL=2,VEC=8 softmax:BLOCK=512
 run_if deployment_gap 300 bash "$D/src/bench/gpu/deployment_gap.sh" examples/llm-ops "$OUT" "$GAP_SETTINGS"
 # The benchmark-to-deployment gap of a real sweep: extract, `kgate sweep --agent tuner` with
 # in-model validation, every accepted proposal together, the workload base vs swept interleaved
-# (OUT/sweep_gap.md) and the sweep's episode table (OUT/sweep_episodes.md). About 7 minutes.
+# (OUT/sweep_gap.md) and the sweep's episode table (OUT/sweep_episodes.md). 7-8 minutes.
 [ -f "$OUT/pytorch.json" ] && export PYTORCH_JSON="$OUT/pytorch.json"
 run_if sweep_gap 540 bash "$D/src/bench/gpu/sweep_gap.sh" "$D/bin/kgate" examples/llm-ops "$OUT"
 run_if workload_tests 590 "$D/bin/agent_gpu_tests" --gtest_filter='InModelGpu*'

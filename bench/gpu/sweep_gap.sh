@@ -69,7 +69,8 @@ elapsed sweep
 
 # 3. Every accepted proposal together in one tree.
 python3 "$HERE/sweep_gap.py" apply --state-dir "$STATE" --example "$REPO" \
-  --base "$WORK/base" --swept "$WORK/swept" | tee "$OUT/sweep-applied.txt" >&2 || exit 3
+  --base "$WORK/base" --swept "$WORK/swept" > "$OUT/sweep-applied.txt" || exit 3
+cat "$OUT/sweep-applied.txt" >&2
 
 # 4. Base against swept in the workload, interleaved, alternating which goes first.
 bash "$WORK/base/workload/build.sh" > "$OUT/sweep-build-base.log" 2>&1 & b1=$!

@@ -84,7 +84,7 @@ struct ProfileData {
   std::optional<Occupancy> theoretical;
   std::optional<Ceilings> ceilings;
   std::optional<double> timed_seconds;  // median of timed samples, taken apart from profiling
-  size_t bytes_moved = 0;               // every buffer once (launch plan), 0 if unknown
+  size_t bytes_moved = 0;               // LaunchPlan::traffic_bytes (in/out twice), 0 if unknown
 
   std::map<std::string, double> metrics;  // metric:: keys
   std::map<std::string, double> stalls;   // reason -> cycles per issued instruction

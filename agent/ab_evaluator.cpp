@@ -37,6 +37,13 @@ std::pair<double, double> ratio_interval(const std::vector<double>& head,
   return {at(tail), at(1 - tail)};
 }
 
+bool AbOptions::selects(const Shape& shape) const {
+  auto has = [](const std::vector<std::string>& names, const std::string& name) {
+    return names.empty() || std::find(names.begin(), names.end(), name) != names.end();
+  };
+  return has(shapes, shape.name) && has(phases, shape.phase);
+}
+
 AbEvaluator::AbEvaluator(const Manifest& manifest, const Kernel& kernel, Backend& backend,
                          AbOptions options)
     : manifest_(manifest),
@@ -91,9 +98,7 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
   for (size_t i = 0; i < kernel_.shapes.size(); ++i) {
     const Shape& shape = kernel_.shapes[i];
     if (!shape.runs_on(backend_.name())) continue;
-    if (!options_.shapes.empty() && std::find(options_.shapes.begin(), options_.shapes.end(),
-                                              shape.name) == options_.shapes.end())
-      continue;
+    if (!options_.selects(shape)) continue;
     MeasureRequest m;
     m.kernel = &kernel_;
     m.impl = impl_;

@@ -22,6 +22,9 @@ struct AbOptions {
   double budget_s = 1.0;     // timing wall time per shape (the gate policy's budget_s by default)
   double time_limit_s = 60;  // a shape past this is a hang
   std::vector<std::string> shapes;  // empty: every shape the backend runs
+  std::vector<std::string> phases;  // empty: every phase; else only shapes of these
+  // Whether `shape` is one of the shapes chosen above.
+  bool selects(const Shape& shape) const;
   int bootstrap_resamples = 400;
 };
 

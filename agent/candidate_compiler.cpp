@@ -38,7 +38,7 @@ Result<CompiledCandidate> CandidateCompiler::compile(const Candidate& candidate)
 size_t shape_bytes(const Kernel& kernel, const Implementation* impl, const Shape& shape,
                    const Variables& tunables) {
   auto plan = plan_launch(kernel, impl, shape, tunables);
-  return plan.ok() ? plan->total_bytes() : 0;
+  return plan.ok() ? plan->traffic_bytes() : 0;
 }
 
 }  // namespace kgate

@@ -33,7 +33,7 @@ class CandidateCompiler {
   std::map<std::string, CompiledCandidate> cache_;
 };
 
-// Bytes a shape moves (every buffer once), from the manifest; 0 when unknown.
+// Bytes a shape moves (LaunchPlan::traffic_bytes), from the manifest; 0 when unknown.
 size_t shape_bytes(const Kernel& kernel, const Implementation* impl, const Shape& shape,
                    const Variables& tunables);
 

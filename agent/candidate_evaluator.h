@@ -82,6 +82,11 @@ class CandidateEvaluator {
   virtual Result<Evaluation> evaluate(const Candidate& best, const Candidate& candidate) = 0;
   // Times `best` alone on every shape (for the first observation).
   virtual Result<Evaluation> baseline(const Candidate& best) = 0;
+  // The episode's last gate, the best against the original: like evaluate,
+  // but on inputs no search iteration saw.
+  virtual Result<Evaluation> confirm(const Candidate& original, const Candidate& best) {
+    return evaluate(original, best);
+  }
 };
 
 }  // namespace kgate

@@ -429,7 +429,7 @@ Result<EpisodeResult> EpisodeRunner::run() {
   if (rec.best_iteration > 0) {
     progress("gating the best (iteration " + std::to_string(rec.best_iteration) +
              ") against the original");
-    auto final_eval = evaluator_.evaluate(original, best);
+    auto final_eval = evaluator_.confirm(original, best);
     if (!final_eval.ok()) {
       rec.stop_reason = "final gate failed: " + final_eval.error().message;
       (void)save();

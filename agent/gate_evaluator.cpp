@@ -39,7 +39,8 @@ GateEvaluator::GateEvaluator(const Manifest& manifest, const Kernel& kernel, Bac
       options_(std::move(options)),
       compiler_(manifest, kernel, backend) {}
 
-Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& head) {
+Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& head,
+                                      bool fresh_inputs) {
   Evaluation e;
   e.engine = "gate (paired ratio interval, adaptive A/B)";
   auto compiled_head = compiler_.compile(head);
@@ -74,11 +75,20 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
   policy.budget_s = options_.budget_s;
   GateOptions go;
   go.policy = policy;
-  go.seed = options_.seed * 1000003 + (++round_) * 7919;
+  ++round_;
+  go.seed = options_.seed * 1000003 + (fresh_inputs ? round_ * 7919 : 0) + 1;
+  go.reference_cache = fresh_inputs ? nullptr : &references_;
   go.min_samples = options_.min_samples;
   go.max_samples = options_.max_samples;
-  std::vector<std::string> shapes = options_.shapes;
-  if (shapes.empty()) shapes.push_back("");  // every shape in one call
+  std::vector<std::string> shapes;
+  if (options_.shapes.empty() && options_.phases.empty()) {
+    shapes.push_back("");  // every shape in one call
+  } else {
+    for (const Shape& s : kernel_.shapes)
+      if (options_.selects(s) && s.runs_on(backend_.name())) shapes.push_back(s.name);
+    if (shapes.empty())
+      return Error::bad_input(kernel_.name + " has no shape that --shapes/--phases select");
+  }
 
   const Implementation* impl = kernel_.implementation(backend_.name());
   e.correct = true;
@@ -153,6 +163,10 @@ Result<Evaluation> GateEvaluator::evaluate(const Candidate& best, const Candidat
 
 Result<Evaluation> GateEvaluator::baseline(const Candidate& best) {
   return run(nullptr, best);
+}
+
+Result<Evaluation> GateEvaluator::confirm(const Candidate& original, const Candidate& best) {
+  return run(&original, best, /*fresh_inputs=*/true);
 }
 
 }  // namespace kgate

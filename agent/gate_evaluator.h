@@ -3,11 +3,14 @@
 // correctness checks, adaptive interleaved A/B sampling, paired ratio
 // interval and verdict policy that gate pull requests. Candidates are
 // compiled here (CandidateCompiler, so extra flags pass the numerics policy)
-// and handed to the gate as programs.
+// and handed to the gate as programs. Search iterations share one input seed
+// and the references computed for it (ReferenceCache); the final gate of an
+// episode (confirm) runs on new inputs.
 #include "agent/ab_evaluator.h"
 #include "agent/candidate_compiler.h"
 #include "agent/candidate_evaluator.h"
 #include "runner/backend.h"
+#include "runner/reference_cache.h"
 
 namespace kgate {
 
@@ -20,15 +23,24 @@ class GateEvaluator : public CandidateEvaluator {
 
   Result<Evaluation> evaluate(const Candidate& best, const Candidate& candidate) override;
   Result<Evaluation> baseline(const Candidate& best) override;
+  Result<Evaluation> confirm(const Candidate& original, const Candidate& best) override;
+
+  const ReferenceCache& reference_cache() const { return references_; }
 
  private:
-  Result<Evaluation> run(const Candidate* best, const Candidate& head);
+  // `fresh_inputs`: a seed no earlier gate of this evaluator used, and
+  // nothing kept; otherwise the episode's search seed and kept references.
+  Result<Evaluation> run(const Candidate* best, const Candidate& head, bool fresh_inputs = false);
 
   const Manifest& manifest_;
   const Kernel& kernel_;
   Backend& backend_;
   AbOptions options_;
   CandidateCompiler compiler_;
+  // The search gates every candidate on the same inputs (one seed per
+  // episode), so their references are drawn and computed once; the final
+  // gate (confirm) draws new ones.
+  ReferenceCache references_;
   uint64_t round_ = 0;
 };
 

@@ -41,6 +41,8 @@ void add_agent_options(CLI::App& app, AgentCliOptions& o) {
   app.add_option("--shape-budget-s", o.shape_budget_s,
                  "Timing wall time per shape (default: the manifest's gate budget_s)");
   app.add_option("--shapes", o.shapes, "Only these shapes (comma-separated)");
+  app.add_option("--phases", o.phases,
+                 "Only shapes of these phases (comma-separated, e.g. decode,prefill)");
   app.add_flag("--no-in-model", o.no_in_model,
                "Propose without validating inside the manifest's workload");
   app.add_flag("--sanitize", o.sanitize,
@@ -81,6 +83,9 @@ OptimizeOptions to_optimize_options(const AgentCliOptions& o, const Manifest& ma
   std::stringstream ss(o.shapes);
   for (std::string s; std::getline(ss, s, ',');)
     if (!s.empty()) opt.ab.shapes.push_back(s);
+  std::stringstream phases(o.phases);
+  for (std::string s; std::getline(phases, s, ',');)
+    if (!s.empty()) opt.ab.phases.push_back(s);
   return opt;
 }
 

@@ -26,6 +26,7 @@ struct AgentCliOptions {
   int max_samples = 30;
   double shape_budget_s = 0;  // 0: the manifest's gate budget_s
   std::string shapes;         // comma-separated; empty: every shape
+  std::string phases;         // comma-separated; empty: every phase
   std::string evaluator = "gate";
   bool no_in_model = false;  // skip validation inside the manifest's workload
   bool sanitize = false;     // in-model: one candidate run under compute-sanitizer

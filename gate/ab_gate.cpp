@@ -292,6 +292,7 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     m.base = base ? &base->program : nullptr;
     m.reference = &reference->program;
     m.seed = gate.seed + i * 1000;
+    m.reference_cache = options.reference_cache;
     m.time = options.time;
     m.warmup = kernel.timing.warmup;
     m.min_samples = options.min_samples;

@@ -17,6 +17,7 @@
 #include "runner/backend.h"
 #include "runner/compare.h"
 #include "runner/measurement.h"
+#include "runner/reference_cache.h"
 
 namespace kgate {
 
@@ -44,6 +45,9 @@ struct GateOptions {
   int min_samples = 20;       // rounds before the first look
   int max_samples = 1000000;  // rounds; the budget normally ends timing first
   bool time = true;           // false: correctness only
+  // Keeps inputs and reference outputs between gates of the same shapes and
+  // seed (an episode's candidates); null: each gate draws its own.
+  ReferenceCache* reference_cache = nullptr;
 };
 
 // Head's latest stored baseline on this shape, beside the A/B result.

@@ -73,10 +73,10 @@ std::string_view describe(Bottleneck b) {
 Classification classify(const ProfileData& p) {
   Classification c;
   auto secs = kernel_seconds(p);
-  auto sm = p.get(metric::kSmPct);
-  auto mem = p.get(metric::kMemPct);
-  auto dram = p.get(metric::kDramPct);
-  auto occ = p.get(metric::kAchievedOccupancyPct);
+  auto sm = throughput_pct(p, metric::kSmPct);
+  auto mem = throughput_pct(p, metric::kMemPct);
+  auto dram = throughput_pct(p, metric::kDramPct);
+  auto occ = achieved_occupancy(p);
   uint64_t blocks = grid_blocks(p.dims);
   bool few_blocks = p.multiprocessors > 0 && blocks < uint64_t(p.multiprocessors);
   bool register_capped =
@@ -107,10 +107,11 @@ Classification classify(const ProfileData& p) {
     if (memory_busy) {
       auto ld = coalescing_pct(p, true), st = coalescing_pct(p, false);
       auto ld_spr = sectors_per_request(p, true), st_spr = sectors_per_request(p, false);
-      bool poor = (ld && *ld < kPoorCoalescingPct) || (st && *st < kPoorCoalescingPct);
-      if (!ld && !st)
-        poor = (ld_spr && *ld_spr > kPoorSectorsPerRequest) ||
-               (st_spr && *st_spr > kPoorSectorsPerRequest);
+      // Bytes used where known (and trusted), else sectors per request.
+      auto poor_side = [](std::optional<double> used, std::optional<double> spr) {
+        return used ? *used < kPoorCoalescingPct : (spr && *spr > kPoorSectorsPerRequest);
+      };
+      bool poor = poor_side(ld, ld_spr) || poor_side(st, st_spr);
       std::string base = "Memory throughput is " + pct(mem) + " of peak (DRAM " + pct(dram) +
                          ", SM " + pct(sm) + ")";
       if (auto of = bandwidth_of_ceiling(p))

@@ -1,9 +1,11 @@
 #include "runner/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
 
+#include "core/parallel.h"
 #include "runner/inputs.h"
 
 namespace kgate {
@@ -56,58 +58,102 @@ std::string format(double v) {
 }
 }  // namespace
 
+namespace {
+
+// One chunk's share of a comparison. Chunks have a fixed length, so the
+// merged sums do not depend on how many threads ran them.
+struct ChunkStats {
+  double max_abs = 0, max_rel = 0, diff_sq = 0, ref_sq = 0;
+  bool non_finite = false;  // an unwritten element or a NaN/Inf where none belongs
+  int64_t first_bad = -1;
+  bool first_unwritten = false, first_bad_value = false;
+  double got = 0, expected = 0, diff = 0;
+};
+
+constexpr int64_t kCompareChunk = int64_t{1} << 18;
+
+void compare_chunk(const ArgPlan& p, const unsigned char* out, const double* ref, int64_t begin,
+                   int64_t end, const Tolerance& tolerance, ChunkStats& c) {
+  size_t esize = dtype_size(p.arg->dtype);
+  for (int64_t i = begin; i < end; ++i) {
+    double expected = ref[i];
+    bool unwritten = is_poison(out, esize, i);
+    double got = load_as_double(p.arg->dtype, out, i);
+    double diff = std::abs(got - expected);
+    bool bad_value = std::isnan(got) || (std::isinf(got) && got != expected);
+    if (!bad_value) {
+      c.max_abs = std::max(c.max_abs, diff);
+      c.max_rel = std::max(c.max_rel, diff / std::max(std::abs(expected), tolerance.atol));
+      c.diff_sq += diff * diff;
+      c.ref_sq += expected * expected;
+    }
+    bool bad =
+        unwritten || bad_value || diff > tolerance.atol + tolerance.rtol * std::abs(expected);
+    if (bad && c.first_bad < 0) {
+      c.first_bad = i;
+      c.first_unwritten = unwritten;
+      c.first_bad_value = bad_value;
+      c.got = got;
+      c.expected = expected;
+      c.diff = diff;
+    }
+    c.non_finite |= unwritten || bad_value;
+  }
+}
+
+}  // namespace
+
 CheckReport compare_outputs(const LaunchPlan& plan,
                             const std::vector<std::vector<unsigned char>>& outputs,
                             const std::vector<std::vector<double>>& reference,
                             const Tolerance& tolerance) {
   CheckReport report;
   double diff_sq = 0, ref_sq = 0;
-  bool failed = false;
+  bool failed = false, non_finite = false;
   for (size_t a = 0; a < plan.args.size(); ++a) {
     const ArgPlan& p = plan.args[a];
     if (!p.arg->is_buffer || p.arg->role == ArgRole::kInput) continue;
-    const auto& out = outputs[a];
-    const auto& ref = reference[a];
-    size_t esize = dtype_size(p.arg->dtype);
-    for (int64_t i = 0; i < p.count; ++i) {
-      double expected = ref[i];
-      bool unwritten = is_poison(out.data(), esize, i);
-      double got = load_as_double(p.arg->dtype, out.data(), i);
-      double diff = std::abs(got - expected);
-      bool bad_value = std::isnan(got) || (std::isinf(got) && got != expected);
-      if (!bad_value) {
-        report.max_abs_error = std::max(report.max_abs_error, diff);
-        report.max_rel_error =
-            std::max(report.max_rel_error, diff / std::max(std::abs(expected), tolerance.atol));
-        diff_sq += diff * diff;
-        ref_sq += expected * expected;
-      }
-      bool bad =
-          unwritten || bad_value || diff > tolerance.atol + tolerance.rtol * std::abs(expected);
-      if (bad && !failed) {
-        failed = true;
-        report.first_bad_arg = p.arg->name;
-        report.first_bad_index = i;
-        report.got = got;
-        report.expected = expected;
-        if (unwritten) {
-          report.reason = "element " + std::to_string(i) + " of '" + p.arg->name +
-                          "' was not written (still holds the poison pattern)";
-        } else if (bad_value) {
-          report.reason = "element " + std::to_string(i) + " of '" + p.arg->name + "' is " +
-                          format(got) + " (expected " + format(expected) + ")";
-        } else {
-          report.reason = "element " + std::to_string(i) + " of '" + p.arg->name + "' is " +
-                          format(got) + ", expected " + format(expected) + " (error " +
-                          format(diff) + " > atol " + format(tolerance.atol) + " + rtol " +
-                          format(tolerance.rtol) + " * |expected|)";
-        }
-      }
-      if (unwritten || bad_value) {
-        report.max_abs_error = INFINITY;
-        report.max_rel_error = INFINITY;
+    // Large outputs (a 128k-wide softmax over 2k rows) are compared on every core.
+    const int64_t chunks = (p.count + kCompareChunk - 1) / kCompareChunk;
+    std::vector<ChunkStats> stats(chunks);
+    parallel_for(
+        chunks, 1,
+        [&](int64_t begin, int64_t end) {
+          for (int64_t c = begin; c < end; ++c)
+            compare_chunk(p, outputs[a].data(), reference[a].data(), c * kCompareChunk,
+                          std::min(p.count, (c + 1) * kCompareChunk), tolerance, stats[c]);
+        },
+        0);
+    for (const ChunkStats& c : stats) {
+      report.max_abs_error = std::max(report.max_abs_error, c.max_abs);
+      report.max_rel_error = std::max(report.max_rel_error, c.max_rel);
+      diff_sq += c.diff_sq;
+      ref_sq += c.ref_sq;
+      non_finite |= c.non_finite;
+      if (c.first_bad < 0 || failed) continue;
+      failed = true;
+      const int64_t i = c.first_bad;
+      report.first_bad_arg = p.arg->name;
+      report.first_bad_index = i;
+      report.got = c.got;
+      report.expected = c.expected;
+      if (c.first_unwritten) {
+        report.reason = "element " + std::to_string(i) + " of '" + p.arg->name +
+                        "' was not written (still holds the poison pattern)";
+      } else if (c.first_bad_value) {
+        report.reason = "element " + std::to_string(i) + " of '" + p.arg->name + "' is " +
+                        format(c.got) + " (expected " + format(c.expected) + ")";
+      } else {
+        report.reason = "element " + std::to_string(i) + " of '" + p.arg->name + "' is " +
+                        format(c.got) + ", expected " + format(c.expected) + " (error " +
+                        format(c.diff) + " > atol " + format(tolerance.atol) + " + rtol " +
+                        format(tolerance.rtol) + " * |expected|)";
       }
     }
+  }
+  if (non_finite) {
+    report.max_abs_error = INFINITY;
+    report.max_rel_error = INFINITY;
   }
   report.rel_l2_error = failed && std::isinf(report.max_abs_error)
                             ? INFINITY

@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string>
 
 #include "runner/host/host_library.h"
 #include "runner/inputs.h"
@@ -15,10 +17,36 @@
 namespace kgate {
 namespace {
 
+// Where each step's wall time goes when KGATE_PHASE_TIMES names a file:
+// one line per finished step ("KERNEL SHAPE STEP SECONDS"), appended, to see
+// what a gate spends its time on.
+struct PhaseClock {
+  std::FILE* file = nullptr;
+  std::string label, phase;
+  std::chrono::steady_clock::time_point since;
+  ~PhaseClock() {
+    finish();
+    if (file) std::fclose(file);
+  }
+  void finish() {
+    if (file && !phase.empty())
+      std::fprintf(file, "%s %s %.4f\n", label.c_str(), phase.c_str(),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
+    if (file) std::fflush(file);
+    phase.clear();
+  }
+};
+PhaseClock* phase_clock = nullptr;
+
 // Tells the parent which step runs, so a crash is attributed (isolated_measure.cpp).
 void phase_marker(const char* phase) {
   std::fprintf(stderr, "kgate-phase: %s\n", phase);
   std::fflush(stderr);
+  if (phase_clock && phase_clock->file && phase_clock->phase != phase) {
+    phase_clock->finish();
+    phase_clock->phase = phase;
+    phase_clock->since = std::chrono::steady_clock::now();
+  }
 }
 
 struct Buffers {
@@ -105,6 +133,15 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
   m.phase = r.shape->phase;
   m.backend = r.backend->name();
   m.seed = r.seed;
+  PhaseClock clock;
+  if (const char* path = std::getenv("KGATE_PHASE_TIMES"); path && *path) {
+    clock.file = std::fopen(path, "a");
+    clock.label = m.kernel + " " + m.shape;
+  }
+  phase_clock = &clock;
+  struct Reset {
+    ~Reset() { phase_clock = nullptr; }
+  } reset;
   auto error = [&](const std::string& why) {
     m.status = MeasureStatus::kError;
     m.reason = why;
@@ -134,7 +171,7 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
     if (!plan.ok()) return error(plan.error().message);
     base_plan = std::move(plan.value());
   }
-  m.bytes_moved = head_plan->total_bytes();
+  m.bytes_moved = head_plan->traffic_bytes();
 
   phase_marker("load reference");
   auto reference = HostLibrary::open(r.reference->artifact);
@@ -165,7 +202,11 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
   // Both input sets (this check's and the check after timing) and their
   // references at once: the references run side by side on threads.
   phase_marker("inputs and reference");
-  auto sets = prepare_reference_sets(**reference, *head_plan, {r.seed, r.seed + 1});
+  std::shared_ptr<const ReferenceSets> kept = r.reference_sets;
+  if (!kept || kept->size() != 2 || (*kept)[0].seed != r.seed || (*kept)[1].seed != r.seed + 1)
+    kept = std::make_shared<const ReferenceSets>(
+        prepare_reference_sets(**reference, *head_plan, {r.seed, r.seed + 1}));
+  const ReferenceSets& sets = *kept;
   const HostData& inputs = sets[0].inputs;
   const auto& expected = sets[0].expected;
   phase_marker("head check");

@@ -14,6 +14,7 @@
 #include "runner/backend.h"
 #include "runner/measurement.h"
 #include "runner/program.h"
+#include "runner/reference_cache.h"
 
 namespace kgate {
 
@@ -35,6 +36,10 @@ struct MeasureRequest {
   const Program* base = nullptr;  // null: no A/B, head alone
   const Program* reference = nullptr;
   uint64_t seed = 1;
+  // Kept reference sets for {seed, seed + 1} on this shape (measure_shape
+  // fills it from reference_cache); null: drawn and computed here.
+  std::shared_ptr<const ReferenceSets> reference_sets;
+  ReferenceCache* reference_cache = nullptr;  // null: nothing kept between calls
 
   bool time = true;  // false: correctness only
   int warmup = 5;

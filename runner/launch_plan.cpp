@@ -11,6 +11,13 @@ size_t LaunchPlan::total_bytes() const {
   return total;
 }
 
+size_t LaunchPlan::traffic_bytes() const {
+  size_t total = 0;
+  for (const ArgPlan& a : args)
+    if (a.arg && a.arg->is_buffer) total += a.arg->role == ArgRole::kInOut ? 2 * a.bytes : a.bytes;
+  return total;
+}
+
 Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl, const Shape& shape,
                                const Variables& tunables) {
   LaunchPlan plan;

@@ -23,8 +23,12 @@ struct LaunchPlan {
   LaunchDims dims;            // from the implementation's "launch" (cuda)
   Variables variables;        // shape variables and tunables used
 
-  // Bytes every buffer takes together (inputs read + outputs written once).
+  // Bytes every buffer takes together (the memory a launch needs).
   size_t total_bytes() const;
+  // Bytes a launch moves at least: inputs read once, outputs written once,
+  // in/out buffers read and written (twice). Counted as a device-to-device
+  // copy's read + write, so GB/s of a kernel and of a copy compare.
+  size_t traffic_bytes() const;
 };
 
 // `impl` may be null (the host reference has no launch section).

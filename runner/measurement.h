@@ -34,7 +34,7 @@ struct ShapeMeasurement {
   std::vector<double> head_clock_mhz, base_clock_mhz;  // empty where unknown
   int throttled_samples = 0;  // samples whose SM clock fell well below peak
   int input_copies = 1;       // input sets rotated across samples
-  size_t bytes_moved = 0;     // every buffer once: inputs read, outputs written
+  size_t bytes_moved = 0;     // LaunchPlan::traffic_bytes: in/out buffers count twice
   DeviceInfo device;
   uint64_t seed = 0;
 

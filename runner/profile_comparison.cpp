@@ -37,16 +37,16 @@ std::string render_comparison(const ProfileData& before, const ProfileData& afte
   row_num("bandwidth (GB/s)", bw(before), bw(after));
   row_pct("bandwidth of measured ceiling", bandwidth_of_ceiling(before),
           bandwidth_of_ceiling(after));
-  row_pct("DRAM throughput", before.get(metric::kDramPct), after.get(metric::kDramPct));
-  row_pct("memory speed of light", before.get(metric::kMemPct), after.get(metric::kMemPct));
-  row_pct("SM speed of light", before.get(metric::kSmPct), after.get(metric::kSmPct));
+  auto tp = [](const ProfileData& p, const char* key) { return throughput_pct(p, key); };
+  row_pct("DRAM throughput", tp(before, metric::kDramPct), tp(after, metric::kDramPct));
+  row_pct("memory speed of light", tp(before, metric::kMemPct), tp(after, metric::kMemPct));
+  row_pct("SM speed of light", tp(before, metric::kSmPct), tp(after, metric::kSmPct));
   row_num("load sectors/request", sectors_per_request(before, true),
           sectors_per_request(after, true));
   row_num("store sectors/request", sectors_per_request(before, false),
           sectors_per_request(after, false));
-  row_pct("L2 hit rate", before.get(metric::kL2HitPct), after.get(metric::kL2HitPct));
-  row_pct("achieved occupancy", before.get(metric::kAchievedOccupancyPct),
-          after.get(metric::kAchievedOccupancyPct));
+  row_pct("L2 hit rate", l2_hit_rate(before), l2_hit_rate(after));
+  row_pct("achieved occupancy", achieved_occupancy(before), achieved_occupancy(after));
   auto theo = [](const ProfileData& p) -> std::optional<double> {
     return p.theoretical ? std::optional<double>(p.theoretical->pct) : std::nullopt;
   };

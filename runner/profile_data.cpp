@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace kgate {
 
@@ -108,6 +109,100 @@ ProfileData ProfileData::from_json(const nlohmann::json& j) {
   return p;
 }
 
+namespace {
+
+// A derived number, or why it is withheld though its counters were read
+// (`why` empty and no value: an input was simply not measured).
+struct Derived {
+  std::optional<double> value;
+  std::string why;
+};
+
+Derived withheld(std::string why) {
+  return {std::nullopt, std::move(why)};
+}
+
+std::string num(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.0f", v);
+  return b;
+}
+std::string pct1(double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.1f%%", v);
+  return b;
+}
+
+// Hardware percentages above 100 (or below 0) are impossible; a value a
+// hair over 100 from rounding is shown as 100.
+constexpr double kPctSlack = 0.5;
+
+Derived checked_pct(std::optional<double> v, const std::string& what) {
+  if (!v) return {};
+  if (*v < -kPctSlack || *v > 100 + kPctSlack)
+    return withheld("the counters give an impossible " + what + " of " + pct1(*v));
+  return {std::clamp(*v, 0.0, 100.0), ""};
+}
+
+Derived coalescing(const ProfileData& p, bool loads) {
+  auto s = p.get(loads ? metric::kLdSectors : metric::kStSectors);
+  auto b = p.get(loads ? metric::kLdBytesRequested : metric::kStBytesRequested);
+  if (!s || !b || *s <= 0) return {};
+  if (std::string why = patched_counter_problem(p); !why.empty()) return withheld(why);
+  double pct = *b / (*s * 32) * 100;
+  if (pct > 100 + kPctSlack)
+    return withheld("threads requested " + num(*b) + " B but only " + num(*s) +
+                    " sectors of 32 B were fetched (" + pct1(pct) + "): the counters disagree");
+  return {std::min(100.0, pct), ""};
+}
+
+Derived l2_hits(const ProfileData& p) {
+  auto hit = p.get(metric::kL2HitSectors), miss = p.get(metric::kL2MissSectors);
+  if (hit && miss) {
+    if (*hit < 0 || *miss < 0) return withheld("negative L2 sector counts");
+    if (*hit + *miss <= 0) return {};  // no L2 lookup at all: nothing to rate
+    return {*hit / (*hit + *miss) * 100, ""};
+  }
+  // Profiles written before the sector counts: CUPTI's ratio, if possible.
+  return checked_pct(p.get(metric::kL2HitPct), "L2 hit rate");
+}
+
+Derived occupancy(const ProfileData& p) {
+  Derived d = checked_pct(p.get(metric::kAchievedOccupancyPct), "achieved occupancy");
+  if (d.value && p.theoretical && p.theoretical->pct > 0 &&
+      *d.value > p.theoretical->pct + 1)  // one point: the average's sampling noise
+    return withheld("achieved occupancy " + pct1(*d.value) + " exceeds the theoretical " +
+                    pct1(p.theoretical->pct) + ", which is impossible");
+  return d;
+}
+
+Derived flops(const ProfileData& p) {
+  auto f = p.get(metric::kFp32Flops);
+  auto s = kernel_seconds(p);
+  if (!f || !s || *s <= 0) return {};
+  if (std::string why = patched_counter_problem(p); !why.empty()) return withheld(why);
+  return {*f / *s, ""};
+}
+
+Derived branches(const ProfileData& p) {
+  auto uniform = p.get(metric::kBranchUniform), divergent = p.get(metric::kBranchDivergent);
+  if (!uniform || !divergent) return {};
+  if (std::string why = patched_counter_problem(p); !why.empty()) return withheld(why);
+  double executed = *uniform + *divergent;
+  if (*uniform < 0 || *divergent < 0) return withheld("negative branch counts");
+  if (executed <= 0) return {};  // no branch executed: the text says so
+  // A divergent branch runs each side with part of the warp, so some
+  // instruction must then execute with fewer than 32 threads.
+  auto tpi = p.get(metric::kThreadsPerInstruction);
+  if (*divergent > 0 && tpi && *tpi >= 32 - 1e-6)
+    return withheld(num(*divergent) +
+                    " divergent branches counted, yet every warp instruction ran with all 32 "
+                    "threads (warp execution efficiency 100%): the branch counters are wrong");
+  return {(executed - *divergent) / executed * 100, ""};
+}
+
+}  // namespace
+
 std::optional<double> sectors_per_request(const ProfileData& p, bool loads) {
   auto s = p.get(loads ? metric::kLdSectors : metric::kStSectors);
   auto r = p.get(loads ? metric::kLdRequests : metric::kStRequests);
@@ -116,10 +211,23 @@ std::optional<double> sectors_per_request(const ProfileData& p, bool loads) {
 }
 
 std::optional<double> coalescing_pct(const ProfileData& p, bool loads) {
-  auto s = p.get(loads ? metric::kLdSectors : metric::kStSectors);
-  auto b = p.get(loads ? metric::kLdBytesRequested : metric::kStBytesRequested);
-  if (!s || !b || *s <= 0) return std::nullopt;
-  return std::min(100.0, *b / (*s * 32) * 100);
+  return coalescing(p, loads).value;
+}
+
+std::optional<double> l2_hit_rate(const ProfileData& p) {
+  return l2_hits(p).value;
+}
+
+std::optional<double> l1_hit_rate(const ProfileData& p) {
+  return checked_pct(p.get(metric::kL1HitPct), "L1 hit rate").value;
+}
+
+std::optional<double> throughput_pct(const ProfileData& p, const char* key) {
+  return checked_pct(p.get(key), key).value;
+}
+
+std::optional<double> achieved_occupancy(const ProfileData& p) {
+  return occupancy(p).value;
 }
 
 std::optional<double> kernel_seconds(const ProfileData& p) {
@@ -142,27 +250,49 @@ std::optional<double> bandwidth_of_ceiling(const ProfileData& p) {
 }
 
 std::optional<double> flops_rate(const ProfileData& p) {
-  auto f = p.get(metric::kFp32Flops);
-  auto s = kernel_seconds(p);
-  if (!f || !s || *s <= 0) return std::nullopt;
-  return *f / *s;
+  return flops(p).value;
 }
 
 std::optional<double> branch_efficiency(const ProfileData& p) {
-  auto targets = p.get(metric::kBranchTargets);
-  if (!targets || *targets <= 0) return std::nullopt;
-  // Uniform over all targets where counted; else all but the divergent ones.
-  if (auto uniform = p.get(metric::kBranchUniform))
-    return std::clamp(*uniform / *targets * 100, 0.0, 100.0);
-  if (auto divergent = p.get(metric::kBranchDivergent))
-    return std::clamp((*targets - *divergent) / *targets * 100, 0.0, 100.0);
-  return std::nullopt;
+  return branches(p).value;
 }
 
 std::optional<double> warp_efficiency(const ProfileData& p) {
   auto t = p.get(metric::kThreadsPerInstruction);
   if (!t || *t <= 0) return std::nullopt;
   return std::min(100.0, *t / 32 * 100);
+}
+
+std::string patched_counter_problem(const ProfileData& p) {
+  auto hw = p.get(metric::kInstExecuted), sass = p.get(metric::kSassInstExecuted);
+  if (!hw || !sass)
+    return "cannot check CUPTI's SASS-patched counters: the profile lacks the warp instruction "
+           "counts (smsp__inst_executed, smsp__sass_inst_executed) they are checked against";
+  // Both count every warp instruction of the launch; patching that works
+  // agrees with the hardware to within rounding.
+  if (std::abs(*sass - *hw) > 0.02 * std::max(*hw, 1.0))
+    return "CUPTI's SASS-patched counters disagree with the hardware (" + num(*sass) +
+           " warp instructions counted by patching, " + num(*hw) +
+           " by the hardware), so numbers from them are withheld";
+  return "";
+}
+
+std::map<std::string, std::string> number_problems(const ProfileData& p) {
+  std::map<std::string, std::string> out;
+  auto note = [&](const char* what, const Derived& d) {
+    if (!d.value && !d.why.empty()) out[what] = d.why;
+  };
+  note("branch efficiency", branches(p));
+  note("load coalescing (bytes used)", coalescing(p, true));
+  note("store coalescing (bytes used)", coalescing(p, false));
+  note("FP32 rate", flops(p));
+  note("L2 hit rate", l2_hits(p));
+  note("L1 hit rate", checked_pct(p.get(metric::kL1HitPct), "L1 hit rate"));
+  note("achieved occupancy", occupancy(p));
+  note("SM speed of light", checked_pct(p.get(metric::kSmPct), "SM throughput"));
+  note("memory speed of light", checked_pct(p.get(metric::kMemPct), "memory throughput"));
+  note("DRAM throughput", checked_pct(p.get(metric::kDramPct), "DRAM throughput"));
+  return out;
 }
 
 bool spills(const ProfileData& p) {

@@ -21,7 +21,13 @@ inline constexpr const char* kDurationNs = "duration_ns";  // GPU time of the la
 inline constexpr const char* kDramPct = "dram_pct";        // DRAM throughput, % of peak
 inline constexpr const char* kDramBytes = "dram_bytes";    // bytes read + written in DRAM
 inline constexpr const char* kL1HitPct = "l1_hit_pct";     // L1/TEX sector hit rate
-inline constexpr const char* kL2HitPct = "l2_hit_pct";     // L2 sector hit rate
+// L2 sectors the SMs' loads and stores looked up, that hit and that missed:
+// the hit rate is a ratio of these two counts (l2_hit_rate). kL2HitPct is
+// CUPTI's ready-made lts__t_sector_hit_rate, which read 104% on a tiny
+// launch; only profiles written before the counts exist carry it.
+inline constexpr const char* kL2HitSectors = "l2_hit_sectors";
+inline constexpr const char* kL2MissSectors = "l2_miss_sectors";
+inline constexpr const char* kL2HitPct = "l2_hit_pct";
 inline constexpr const char* kLdSectors = "ld_sectors";    // global load sectors (32 B)
 inline constexpr const char* kLdRequests = "ld_requests";  // global load requests
 inline constexpr const char* kLdBytesRequested = "ld_bytes_requested";  // bytes threads asked for
@@ -31,11 +37,21 @@ inline constexpr const char* kStBytesRequested = "st_bytes_requested";
 inline constexpr const char* kAchievedOccupancyPct = "achieved_occupancy_pct";
 inline constexpr const char* kSmPct = "sm_pct";    // SM speed of light
 inline constexpr const char* kMemPct = "mem_pct";  // memory speed of light
-// Branch targets a warp took (smsp__sass_branch_targets), those where the
-// active threads agreed (uniform) and those where they split (divergent).
+// Warp-level branch executions (SASS-patched counters): where the active
+// threads agreed on the target (uniform), where they split (divergent), and
+// the unique targets taken. kBranchInstructions (BRA, JMP, CALL, RET...;
+// EXIT excluded) and kBranchUniformPctReported (CUPTI's own ratio) are kept
+// for diagnosis only.
 inline constexpr const char* kBranchTargets = "branch_targets";
 inline constexpr const char* kBranchUniform = "branch_uniform";
 inline constexpr const char* kBranchDivergent = "branch_divergent";
+inline constexpr const char* kBranchInstructions = "branch_instructions";
+inline constexpr const char* kBranchUniformPctReported = "branch_uniform_pct_reported";
+// Warp instructions executed, counted by the hardware and by SASS patching:
+// they must agree, or no number from a patched counter (branches, bytes
+// requested, FLOPs) is trusted (patched_counter_problem).
+inline constexpr const char* kInstExecuted = "inst_executed";
+inline constexpr const char* kSassInstExecuted = "sass_inst_executed";
 // Active threads per executed warp instruction (32 = no divergence at all).
 inline constexpr const char* kThreadsPerInstruction = "threads_per_instruction";
 inline constexpr const char* kFp32Flops = "fp32_flops";    // fadd + fmul + 2 ffma
@@ -84,7 +100,7 @@ struct ProfileData {
   std::optional<Occupancy> theoretical;
   std::optional<Ceilings> ceilings;
   std::optional<double> timed_seconds;  // median of timed samples, taken apart from profiling
-  size_t bytes_moved = 0;               // every buffer once (launch plan), 0 if unknown
+  size_t bytes_moved = 0;               // LaunchPlan::traffic_bytes (in/out twice), 0 if unknown
 
   std::map<std::string, double> metrics;  // metric:: keys
   std::map<std::string, double> stalls;   // reason -> cycles per issued instruction
@@ -102,21 +118,39 @@ struct ProfileData {
   static ProfileData from_json(const nlohmann::json& j);
 };
 
-// Derived numbers, absent where an input is missing.
+// Derived numbers, absent where an input is missing or where the inputs
+// give an impossible value (a hit rate above 100%, more bytes requested than
+// fetched): such a number is never shown; number_problems says why.
 std::optional<double> sectors_per_request(const ProfileData& p, bool loads);
 // Requested bytes / bytes moved in 32-byte sectors, in percent (100 = ideal).
 std::optional<double> coalescing_pct(const ProfileData& p, bool loads);
+// L2 hits / (hits + misses) over the sectors the SMs looked up, in percent.
+std::optional<double> l2_hit_rate(const ProfileData& p);
+// L1 hit rate and achieved occupancy, absent where impossible (above 100%,
+// or achieved above the theoretical occupancy).
+std::optional<double> l1_hit_rate(const ProfileData& p);
+std::optional<double> achieved_occupancy(const ProfileData& p);
+// A "% of peak" metric (kSmPct, kMemPct, kDramPct), absent where impossible.
+std::optional<double> throughput_pct(const ProfileData& p, const char* key);
 std::optional<double> achieved_bandwidth(const ProfileData& p);  // bytes/s
 std::optional<double> kernel_seconds(const ProfileData& p);      // counter time, else timed
 // Achieved bandwidth as a share of the measured copy ceiling, in percent.
 std::optional<double> bandwidth_of_ceiling(const ProfileData& p);
 std::optional<double> flops_rate(const ProfileData& p);  // FP32 FLOP/s
-// Uniform branch targets / all branch targets, in percent (nvprof's "branch
-// efficiency"); absent without branch counters or when no branch executed.
+// (branches - divergent branches) / branches over warp-level branch
+// executions, in percent (NVIDIA's "branch efficiency"), where branches =
+// uniform + divergent executions. Absent when no branch executed, when the
+// patched counters fail their check, or when they contradict the hardware
+// (divergent branches while every instruction ran with all 32 threads).
 std::optional<double> branch_efficiency(const ProfileData& p);
 // Active threads per warp instruction / 32, in percent ("warp execution
 // efficiency"): divergence lowers it whether or not branches were counted.
 std::optional<double> warp_efficiency(const ProfileData& p);
+// Why CUPTI's SASS-patched counters cannot be trusted in `p`; empty if they can.
+std::string patched_counter_problem(const ProfileData& p);
+// Numbers whose counters were read but which are withheld, and why
+// ("branch efficiency" -> "..."): the summary lists them as missing.
+std::map<std::string, std::string> number_problems(const ProfileData& p);
 bool spills(const ProfileData& p);
 uint64_t grid_blocks(const LaunchDims& d);
 uint64_t block_threads(const LaunchDims& d);

@@ -53,7 +53,7 @@ std::string render_summary(const ProfileData& p) {
     o << "; local-memory traffic " << bytes(*lb);
   o << ".\n";
 
-  o << "- Occupancy: achieved " << pct(p.get(metric::kAchievedOccupancyPct));
+  o << "- Occupancy: achieved " << pct(achieved_occupancy(p));
   if (p.theoretical)
     o << " vs theoretical " << fmt("%.0f%%", p.theoretical->pct) << " ("
       << p.theoretical->blocks_per_sm << " blocks/SM, limited by " << p.theoretical->limiter << ")";
@@ -61,8 +61,9 @@ std::string render_summary(const ProfileData& p) {
     o << " vs theoretical n/a";
   o << ".\n";
 
-  o << "- Speed of light: SM " << pct(p.get(metric::kSmPct)) << ", memory "
-    << pct(p.get(metric::kMemPct)) << ", DRAM " << pct(p.get(metric::kDramPct)) << ".\n";
+  o << "- Speed of light: SM " << pct(throughput_pct(p, metric::kSmPct)) << ", memory "
+    << pct(throughput_pct(p, metric::kMemPct)) << ", DRAM "
+    << pct(throughput_pct(p, metric::kDramPct)) << ".\n";
 
   o << "- Memory: ";
   if (auto b = p.get(metric::kDramBytes))
@@ -77,8 +78,7 @@ std::string render_summary(const ProfileData& p) {
       o << " = " << fmt("%.0f%%", *of) << " of the measured "
         << rate(p.ceilings->bandwidth_bytes_per_s) << " ceiling";
   }
-  o << "; L1 hit " << pct(p.get(metric::kL1HitPct)) << ", L2 hit " << pct(p.get(metric::kL2HitPct))
-    << ".\n";
+  o << "; L1 hit " << pct(l1_hit_rate(p)) << ", L2 hit " << pct(l2_hit_rate(p)) << ".\n";
   o << "- Coalescing: loads " << coalescing(p, true) << "; stores " << coalescing(p, false)
     << ".\n";
 
@@ -111,10 +111,14 @@ std::string render_summary(const ProfileData& p) {
   }
   o << ".\n";
 
-  if (!p.missing.empty()) {
+  // Numbers not measured, and numbers measured but impossible or unchecked:
+  // a withheld number is said, never shown.
+  std::map<std::string, std::string> missing = p.missing;
+  for (auto& [what, why] : number_problems(p)) missing.emplace(what, why);
+  if (!missing.empty()) {
     o << "\nMissing numbers:\n";
     size_t shown = 0;
-    for (const auto& [what, why] : p.missing) {
+    for (const auto& [what, why] : missing) {
       if (++shown > 8) break;
       o << "- " << what << ": " << why.substr(0, 300) << "\n";
     }
@@ -150,7 +154,11 @@ nlohmann::json summary_json(const ProfileData& p) {
   put("st_coalescing_pct", coalescing_pct(p, false));
   put("branch_efficiency_pct", branch_efficiency(p));
   put("warp_efficiency_pct", warp_efficiency(p));
+  put("l2_hit_pct", l2_hit_rate(p));
+  put("l1_hit_pct", l1_hit_rate(p));
+  put("achieved_occupancy_pct", achieved_occupancy(p));
   j["derived"] = derived;
+  j["withheld"] = number_problems(p);
   return j;
 }
 

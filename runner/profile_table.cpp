@@ -21,7 +21,7 @@ std::string sectors(const ProfileData& p) {
 }
 
 std::string occupancy(const ProfileData& p) {
-  std::string s = percent0(p.get(metric::kAchievedOccupancyPct)) + " / ";
+  std::string s = percent0(achieved_occupancy(p)) + " / ";
   if (!p.theoretical) return s + "n/a";
   return s + fmt("%.0f%%", p.theoretical->pct) + " (" + p.theoretical->limiter + ")";
 }
@@ -32,9 +32,11 @@ std::string stall(const ProfileData& p) {
 }
 
 std::string branches(const ProfileData& p) {
-  auto targets = p.get(metric::kBranchTargets);
-  if (targets && *targets <= 0) return "no branch";
-  return text::pct(branch_efficiency(p));
+  auto u = p.get(metric::kBranchUniform), d = p.get(metric::kBranchDivergent);
+  if (auto eff = branch_efficiency(p)) return text::pct(eff);
+  if (u && d && *u + *d <= 0 && patched_counter_problem(p).empty()) return "no branch";
+  // Withheld (counters impossible or unchecked): the summary says why.
+  return number_problems(p).count("branch efficiency") ? "withheld" : "n/a";
 }
 
 std::string hot(const ProfileData& p) {
@@ -64,8 +66,8 @@ std::string render_profile_table(const std::vector<ProfileData>& profiles) {
   for (const ProfileData& p : profiles) {
     o << "| " << cell(p.kernel) << " | " << cell(p.shape) << " | "
       << describe(classify(p).bottleneck) << " | " << percent0(bandwidth_of_ceiling(p)) << " | "
-      << percent0(p.get(metric::kL2HitPct)) << " | " << sectors(p) << " | " << cell(occupancy(p))
-      << " | " << cell(stall(p)) << " | " << branches(p) << " | " << cell(hot(p)) << " |\n";
+      << percent0(l2_hit_rate(p)) << " | " << sectors(p) << " | " << cell(occupancy(p)) << " | "
+      << cell(stall(p)) << " | " << branches(p) << " | " << cell(hot(p)) << " |\n";
   }
   return o.str();
 }

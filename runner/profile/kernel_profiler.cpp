@@ -41,7 +41,7 @@ ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape
   auto plan = plan_launch(*r.kernel, impl, shape, program.tunables);
   if (!plan.ok()) return fail("launch plan", plan.error());
   p.dims = plan->dims;
-  p.bytes_moved = plan->total_bytes();
+  p.bytes_moved = plan->traffic_bytes();
   const char* const everything = "everything measured on the GPU";
   auto gpu = cuda::CudaDevice::open(r.gpu);
   if (!gpu.ok()) return fail(everything, gpu.error());

@@ -6,6 +6,8 @@
 // names the hot loop but not why it stalls.
 #include <cuda.h>
 
+#include <string>
+
 #include "core/status.h"
 #include "runner/profile/counter_profiler.h"
 #include "runner/profile/pc_sampling.h"
@@ -15,5 +17,11 @@ namespace kgate::profile {
 // `device` is the CUDA ordinal of the context's GPU. Run it last: the
 // patched module stays patched for the rest of the process.
 Result<SampledPcs> count_instructions(CUcontext context, CUdevice device, const LaunchOnce& launch);
+
+// The same for any SASS metric ("smsp__sass_branch_targets_threads_divergent"):
+// per-PC values of one launch, their sum in `samples`. One metric per
+// process, for the reason above.
+Result<SampledPcs> count_sass_metric(CUcontext context, CUdevice device, const LaunchOnce& launch,
+                                     const std::string& metric);
 
 }  // namespace kgate::profile

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 
 #include "core/subprocess.h"
 #include "runner/cuda/cuda_driver.h"
@@ -48,35 +49,36 @@ extern "C" __global__ void spilly(float* out, const float* in, long n) {
   for (int k = 0; k < 48; ++k) s += acc[k];
   out[i] = s;
 }
-// At each of 16 steps, odd and even lanes (alternating) run different inner
-// loops whose trip count is only known at run time, so the branch cannot be
-// if-converted: a divergent branch per step, against a few uniform loop
-// branches.
+// At each of 16 steps, odd and even lanes (alternating) run different loops:
+// different work (FMA against MUFU exp) and different trip counts known only
+// at run time, so the compiler can neither if-convert the branch nor merge
+// the two arms into one loop; half of each warp idles through each arm.
 extern "C" __global__ void divergent(float* out, const float* in, long n) {
   long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (i >= n) return;
   float v = in[i];
-  int trips = 1 + int(n & 1);
+  int trips = 8 + int(n & 7);
   for (int k = 0; k < 16; ++k) {
     if ((threadIdx.x ^ k) & 1) {
       for (int j = 0; j < trips; ++j) v = v * 1.0001f + 0.5f;
     } else {
-      for (int j = 0; j < trips; ++j) v = v * 0.9999f - 0.25f;
+      for (int j = 0; j < 2 * trips; ++j) v = __expf(-v) + 0.25f;
     }
   }
   out[i] = v;
 }
-// The same code choosing per block: every warp agrees at every branch.
+// The same code choosing per block: every warp agrees at every branch, and
+// every loop exit (trip counts from n) is the same for the whole warp.
 extern "C" __global__ void uniform(float* out, const float* in, long n) {
   long i = blockIdx.x * (long)blockDim.x + threadIdx.x;
   if (i >= n) return;
   float v = in[i];
-  int trips = 1 + int(n & 1);
+  int trips = 8 + int(n & 7);
   for (int k = 0; k < 16; ++k) {
     if ((blockIdx.x ^ k) & 1) {
       for (int j = 0; j < trips; ++j) v = v * 1.0001f + 0.5f;
     } else {
-      for (int j = 0; j < trips; ++j) v = v * 0.9999f - 0.25f;
+      for (int j = 0; j < 2 * trips; ++j) v = __expf(-v) + 0.25f;
     }
   }
   out[i] = v;
@@ -318,29 +320,122 @@ TEST_F(ProfileGpu, PcSamplerDiagnostic) {
   EXPECT_GT(j["sass_counts"]["samples"].get<uint64_t>(), 0u) << j.dump(2);
 }
 
+std::string raw_branch_counters(const ProfileData& p) {
+  std::string s;
+  for (const char* key :
+       {metric::kBranchUniform, metric::kBranchDivergent, metric::kBranchTargets,
+        metric::kBranchInstructions, metric::kBranchUniformPctReported, metric::kInstExecuted,
+        metric::kSassInstExecuted, metric::kThreadsPerInstruction})
+    s += std::string(s.empty() ? "" : ", ") + key + " " +
+         (p.get(key) ? std::to_string(*p.get(key)) : std::string("n/a"));
+  return s;
+}
+
 TEST_F(ProfileGpu, DivergentBranchLowersBranchEfficiency) {
   REQUIRE_GPU();
   ProfileData div = profile_case({"divergent", 1L << 20}, ceilings());
   ProfileData uni = profile_case({"uniform", 1L << 20}, ceilings());
   if (!counters_read(div))
     GTEST_SKIP() << "counters unreadable: " << div.missing["hardware counters"];
-  auto raw = [](const ProfileData& p) {
-    return "targets " + std::to_string(p.get(metric::kBranchTargets).value_or(-1)) + ", uniform " +
-           std::to_string(p.get(metric::kBranchUniform).value_or(-1)) + ", divergent " +
-           std::to_string(p.get(metric::kBranchDivergent).value_or(-1)) + ", threads/instruction " +
-           std::to_string(p.get(metric::kThreadsPerInstruction).value_or(-1));
-  };
-  std::printf("divergent: %s\nuniform: %s\n", raw(div).c_str(), raw(uni).c_str());
-  ASSERT_TRUE(branch_efficiency(div).has_value()) << raw(div);
-  ASSERT_TRUE(branch_efficiency(uni).has_value()) << raw(uni);
-  EXPECT_GT(*div.get(metric::kBranchDivergent), 0) << raw(div);
-  // One divergent branch per step against a few uniform loop branches.
-  EXPECT_LT(*branch_efficiency(div), 90) << raw(div);
-  EXPECT_GT(*branch_efficiency(uni), 99) << raw(uni);
-  EXPECT_DOUBLE_EQ(uni.get(metric::kBranchDivergent).value_or(-1), 0) << raw(uni);
-  // Half the lanes idle through each inner loop.
+  std::printf("divergent: %s\nuniform: %s\n", raw_branch_counters(div).c_str(),
+              raw_branch_counters(uni).c_str());
+  // The hardware's own evidence that the kernel really diverges: half the
+  // lanes idle through each arm.
   ASSERT_TRUE(warp_efficiency(div) && warp_efficiency(uni));
-  EXPECT_LT(*warp_efficiency(div), *warp_efficiency(uni) - 5) << raw(div) << " / " << raw(uni);
+  EXPECT_LT(*warp_efficiency(div), 75) << raw_branch_counters(div);
+  EXPECT_GT(*warp_efficiency(uni), 99) << raw_branch_counters(uni);
+  // Branch efficiency is right or withheld with a reason the summary shows,
+  // never a wrong number.
+  for (const ProfileData* p : {&div, &uni}) {
+    if (branch_efficiency(*p)) continue;
+    std::string why = number_problems(*p)["branch efficiency"];
+    EXPECT_FALSE(why.empty()) << p->kernel << ": " << raw_branch_counters(*p);
+    EXPECT_NE(render_summary(*p).find("branch efficiency: " + why.substr(0, 40)),
+              std::string::npos);
+    std::printf("BRANCH EFFICIENCY WITHHELD for %s: %s\n", p->kernel.c_str(), why.c_str());
+  }
+  if (branch_efficiency(div)) {
+    EXPECT_GT(*div.get(metric::kBranchDivergent), 0) << raw_branch_counters(div);
+    EXPECT_LT(*branch_efficiency(div), 90) << raw_branch_counters(div);
+  }
+  if (branch_efficiency(uni)) {
+    EXPECT_GT(*branch_efficiency(uni), 99) << raw_branch_counters(uni);
+    EXPECT_DOUBLE_EQ(uni.get(metric::kBranchDivergent).value_or(-1), 0) << raw_branch_counters(uni);
+  }
+  if (branch_efficiency(div) && branch_efficiency(uni))
+    std::printf("BRANCH EFFICIENCY divergent %.1f%%, uniform %.1f%%\n", *branch_efficiency(div),
+                *branch_efficiency(uni));
+}
+
+// The raw branch counters of a plain copy, the uniform and the divergent
+// kernel, from the range profiler (what kgate profile reads) and from
+// CUPTI's SASS metrics API, one metric per child (patching is for good):
+// the data to confirm or correct branch_efficiency on this GPU. Fails only
+// when profiling itself fails.
+TEST_F(ProfileGpu, BranchMetricsDiagnostic) {
+  REQUIRE_GPU();
+  const char* const sass_metrics[] = {
+      "smsp__sass_inst_executed",
+      "smsp__sass_inst_executed_op_branch",
+      "smsp__sass_branch_targets",
+      "smsp__sass_branch_targets_threads_uniform",
+      "smsp__sass_branch_targets_threads_divergent",
+  };
+  nlohmann::json all;
+  for (const char* entry : {"copy", "uniform", "divergent"}) {
+    Case c{entry, 1L << 20};
+    auto in_child =
+        [&](const std::function<std::string(cuda::CudaDevice&, const LaunchOnce&)>& body)
+        -> nlohmann::json {
+      ChildOutcome child = run_in_child(
+          [&]() -> std::string {
+            auto compiled = compile_case(c);
+            if (!compiled.ok()) return "error: " + compiled.error().message;
+            auto loaded = load_case(c, *compiled);
+            if (!loaded.ok()) return "error: " + loaded.error().message;
+            cuda::CudaDevice& gpu = *loaded->gpu;
+            LaunchOnce launch = [&] {
+              return gpu.launch(*loaded->kernel, loaded->dims, loaded->args);
+            };
+            return body(gpu, launch);
+          },
+          300);
+      EXPECT_TRUE(child.completed) << child.describe(300) << "\n" << child.err_tail;
+      if (!child.completed) return "child " + child.describe(300);
+      if (child.payload.rfind("error:", 0) == 0) return child.payload;
+      return nlohmann::json::parse(child.payload);
+    };
+    nlohmann::json k;
+    k["range_profiler"] = in_child([](cuda::CudaDevice& gpu, const LaunchOnce& launch) {
+      auto counters = collect_counters(gpu.context(), gpu.device(), launch);
+      if (!counters.ok()) return nlohmann::json("error: " + counters.error().message).dump();
+      ProfileData p;
+      p.metrics = counters->metrics;
+      nlohmann::json j = nlohmann::json::object();
+      for (const char* key :
+           {metric::kBranchUniform, metric::kBranchDivergent, metric::kBranchTargets,
+            metric::kBranchInstructions, metric::kBranchUniformPctReported, metric::kInstExecuted,
+            metric::kSassInstExecuted, metric::kThreadsPerInstruction, metric::kLdBytesRequested,
+            metric::kStBytesRequested, metric::kFp32Flops, metric::kL2HitSectors,
+            metric::kL2MissSectors})
+        if (auto v = p.get(key)) j[key] = *v;
+      std::optional<double> eff = branch_efficiency(p);
+      j["branch_efficiency"] = eff ? nlohmann::json(*eff) : nlohmann::json(nullptr);
+      j["withheld"] = number_problems(p);
+      return j.dump();
+    });
+    EXPECT_TRUE(k["range_profiler"].is_object()) << k["range_profiler"].dump();
+    for (const char* m : sass_metrics)
+      k["sass_api"][m] = in_child([m](cuda::CudaDevice& gpu, const LaunchOnce& launch) {
+        auto r = count_sass_metric(gpu.context(), gpu.device(), launch, m);
+        return (r.ok() ? nlohmann::json{{"sum", r->samples}, {"pcs", r->pcs.size()}}
+                       : nlohmann::json{{"error", r.error().message}})
+            .dump();
+      });
+    all[entry] = k;
+  }
+  std::printf("branch metrics diagnostic (n=2^20, 4096 blocks of 256 = 32768 warps):\n%s\n",
+              all.dump(2).c_str());
 }
 
 TEST_F(ProfileGpu, TinyKernelIsLaunchBound) {

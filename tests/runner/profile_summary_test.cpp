@@ -34,7 +34,8 @@ ProfileData base_profile() {
       {metric::kDramPct, 20},
       {metric::kDramBytes, 2e8},
       {metric::kL1HitPct, 10},
-      {metric::kL2HitPct, 40},
+      {metric::kL2HitSectors, 4e6},
+      {metric::kL2MissSectors, 6e6},
       {metric::kLdSectors, 4e6},
       {metric::kLdRequests, 1e6},
       {metric::kLdBytesRequested, 128e6},
@@ -47,6 +48,9 @@ ProfileData base_profile() {
       {metric::kBranchTargets, 4e5},
       {metric::kBranchUniform, 4e5},
       {metric::kBranchDivergent, 0},
+      // Patched and hardware instruction counts agree: patched counters trusted.
+      {metric::kInstExecuted, 5e7},
+      {metric::kSassInstExecuted, 5e7},
       {metric::kThreadsPerInstruction, 32},
       {metric::kFp32Flops, 1e6},
       {metric::kLocalBytes, 0},
@@ -236,35 +240,162 @@ TEST(ProfileSummary, BeforeAfterComparisonShowsTheChange) {
   EXPECT_LE(count_words(s), kMaxSummaryWords);
 }
 
-TEST(ProfileSummary, BranchEfficiencyIsUniformTargetsOverAllTargets) {
+TEST(ProfileSummary, BranchEfficiencyIsNonDivergentOverAllWarpBranches) {
   ProfileData p = base_profile();
   // A kernel whose odd and even lanes part ways at one of four branches.
-  p.metrics[metric::kBranchTargets] = 1000;
+  p.metrics[metric::kBranchTargets] = 1250;
   p.metrics[metric::kBranchUniform] = 750;
   p.metrics[metric::kBranchDivergent] = 250;
   p.metrics[metric::kThreadsPerInstruction] = 20;
   ASSERT_TRUE(branch_efficiency(p).has_value());
-  EXPECT_DOUBLE_EQ(*branch_efficiency(p), 75.0);
+  EXPECT_DOUBLE_EQ(*branch_efficiency(p), 75.0);  // (1000 - 250) / 1000
   EXPECT_DOUBLE_EQ(*warp_efficiency(p), 62.5);
   std::string s = render_summary(p);
-  EXPECT_NE(s.find("branch efficiency 75.0% (250 of 1000 branch targets divergent)"),
+  EXPECT_NE(s.find("branch efficiency 75.0% (250 of 1000 warp branches divergent)"),
             std::string::npos)
       << s;
   EXPECT_NE(s.find("warp execution efficiency 62.5%"), std::string::npos) << s;
   EXPECT_DOUBLE_EQ(summary_json(p)["derived"]["branch_efficiency_pct"].get<double>(), 75.0);
 
-  // Without the uniform count: all targets but the divergent ones.
-  p.metrics.erase(metric::kBranchUniform);
-  p.metrics[metric::kBranchDivergent] = 100;
-  EXPECT_DOUBLE_EQ(*branch_efficiency(p), 90.0);
-
   // A kernel without a single branch (predicated code) has no efficiency to
-  // report, not 0%: the old ready-made ratio read 0% there.
-  p.metrics[metric::kBranchTargets] = 0;
+  // report, not 0%.
+  p.metrics[metric::kBranchUniform] = 0;
+  p.metrics[metric::kBranchDivergent] = 0;
   EXPECT_FALSE(branch_efficiency(p).has_value());
   EXPECT_NE(render_summary(p).find("branch efficiency no branch executed"), std::string::npos);
-  p.metrics.erase(metric::kBranchTargets);
+  p.metrics.erase(metric::kBranchUniform);
   EXPECT_NE(render_summary(p).find("branch efficiency n/a"), std::string::npos);
+  EXPECT_TRUE(number_problems(p).empty());  // not measured is not withheld
+}
+
+// The counters of a one-warp copy (`if (i < n) out[i] = in[i]`, no divergent
+// branch) as kgate read them on an H200: 64 uniform and 128 divergent branch
+// executions, all 32 threads active in every instruction. The old formula
+// printed "branch efficiency 33.3%"; the divergent count contradicts the
+// hardware, so the number is withheld and the summary says why.
+TEST(ProfileSummary, BranchCountsContradictingWarpEfficiencyAreWithheld) {
+  ProfileData p = base_profile();
+  p.dims.grid[0] = 1;
+  p.dims.block[0] = 32;
+  p.metrics[metric::kBranchTargets] = 192;
+  p.metrics[metric::kBranchUniform] = 64;
+  p.metrics[metric::kBranchDivergent] = 128;
+  p.metrics[metric::kThreadsPerInstruction] = 32;
+  EXPECT_FALSE(branch_efficiency(p).has_value());
+  std::string why = number_problems(p)["branch efficiency"];
+  EXPECT_NE(why.find("128 divergent branches counted"), std::string::npos) << why;
+  std::string s = render_summary(p);
+  EXPECT_EQ(s.find("33.3%"), std::string::npos) << s;
+  EXPECT_NE(s.find("branch efficiency n/a (withheld"), std::string::npos) << s;
+  EXPECT_NE(s.find("- branch efficiency: 128 divergent branches counted"), std::string::npos) << s;
+  EXPECT_FALSE(summary_json(p)["derived"].contains("branch_efficiency_pct"));
+  EXPECT_EQ(summary_json(p)["withheld"]["branch efficiency"].get<std::string>(), why);
+  EXPECT_NE(render_profile_table({p}).find("| withheld |"), std::string::npos);
+}
+
+// Branch counts, bytes requested and FLOPs come from CUPTI's SASS patching;
+// when its instruction count disagrees with the hardware's, none is shown.
+TEST(ProfileSummary, PatchedCountersDisagreeingWithTheHardwareAreWithheld) {
+  ProfileData p = base_profile();
+  p.metrics[metric::kBranchUniform] = 900;
+  p.metrics[metric::kBranchDivergent] = 100;
+  p.metrics[metric::kThreadsPerInstruction] = 28;
+  ASSERT_TRUE(branch_efficiency(p) && coalescing_pct(p, true) && flops_rate(p));
+  p.metrics[metric::kSassInstExecuted] = 8e7;  // hardware: 5e7
+  EXPECT_FALSE(branch_efficiency(p).has_value());
+  EXPECT_FALSE(coalescing_pct(p, true).has_value());
+  EXPECT_FALSE(coalescing_pct(p, false).has_value());
+  EXPECT_FALSE(flops_rate(p).has_value());
+  EXPECT_TRUE(sectors_per_request(p, true).has_value());  // hardware counters: kept
+  auto problems = number_problems(p);
+  for (const char* what : {"branch efficiency", "load coalescing (bytes used)",
+                           "store coalescing (bytes used)", "FP32 rate"})
+    EXPECT_NE(problems[what].find("disagree with the hardware (80000000"), std::string::npos)
+        << what << ": " << problems[what];
+  // Within 2%: rounding, trusted.
+  p.metrics[metric::kSassInstExecuted] = 5.05e7;
+  EXPECT_TRUE(branch_efficiency(p).has_value());
+  // Profiles without the two counts cannot be checked: withheld, said so.
+  p.metrics.erase(metric::kInstExecuted);
+  EXPECT_FALSE(flops_rate(p).has_value());
+  EXPECT_NE(number_problems(p)["FP32 rate"].find("cannot check"), std::string::npos);
+}
+
+// gemv up-b1 as recorded on the H200: 14336 stores of one float per row, one
+// sector each, yet 234881024 bytes "requested" (the load count): 51200% of
+// the fetched bytes, which the old clamp printed as 100%.
+TEST(ProfileSummary, MoreBytesRequestedThanFetchedIsWithheld) {
+  ProfileData p = base_profile();
+  p.metrics[metric::kStSectors] = 14336;
+  p.metrics[metric::kStRequests] = 14336;
+  p.metrics[metric::kStBytesRequested] = 234881024;
+  EXPECT_FALSE(coalescing_pct(p, false).has_value());
+  EXPECT_TRUE(coalescing_pct(p, true).has_value());
+  EXPECT_NE(number_problems(p)["store coalescing (bytes used)"].find("51200.0%"),
+            std::string::npos);
+  std::string s = render_summary(p);
+  EXPECT_NE(s.find("stores 1.0 sectors/request.\n"), std::string::npos) << s;
+  EXPECT_EQ(s.find("stores 1.0 sectors/request (100%"), std::string::npos) << s;
+  // One sector a hair over from rounding is still a valid 100%.
+  p.metrics[metric::kStBytesRequested] = 14336 * 32 * 1.001;
+  EXPECT_DOUBLE_EQ(*coalescing_pct(p, false), 100.0);
+}
+
+TEST(ProfileSummary, L2HitRateIsHitsOverLookedUpSectors) {
+  ProfileData p = base_profile();
+  EXPECT_DOUBLE_EQ(*l2_hit_rate(p), 40.0);  // 4e6 of 1e7
+  EXPECT_NE(render_summary(p).find("L2 hit 40.0%"), std::string::npos);
+  // A one-block launch: few sectors, all hits; a ratio of counts cannot pass 100%.
+  p.metrics[metric::kL2HitSectors] = 2797;
+  p.metrics[metric::kL2MissSectors] = 0;
+  EXPECT_DOUBLE_EQ(*l2_hit_rate(p), 100.0);
+  p.metrics[metric::kL2HitSectors] = 0;
+  EXPECT_FALSE(l2_hit_rate(p).has_value());  // no lookup: nothing to rate
+  EXPECT_TRUE(number_problems(p).empty());
+}
+
+// softmax decode-b1 as recorded on the H200 with the old metric
+// (lts__t_sector_hit_rate.pct): 104.37%. An old profile keeps its number
+// only where it is possible.
+TEST(ProfileSummary, ImpossibleRecordedL2HitRateIsWithheld) {
+  ProfileData p = base_profile();
+  p.metrics.erase(metric::kL2HitSectors);
+  p.metrics.erase(metric::kL2MissSectors);
+  p.metrics[metric::kL2HitPct] = 104.37135019527618;
+  EXPECT_FALSE(l2_hit_rate(p).has_value());
+  std::string s = render_summary(p);
+  EXPECT_EQ(s.find("L2 hit 10"), std::string::npos) << s;
+  EXPECT_NE(s.find("L2 hit n/a."), std::string::npos) << s;
+  EXPECT_NE(s.find("- L2 hit rate: the counters give an impossible L2 hit rate of 104.4%"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(render_profile_table({p}).find("| n/a |"), std::string::npos);
+  p.metrics[metric::kL2HitPct] = 67.6;  // rmsnorm decode-b1: possible, kept
+  EXPECT_DOUBLE_EQ(*l2_hit_rate(p), 67.6);
+  p.metrics[metric::kL2HitPct] = 100.3;  // rounding over 100: shown as 100
+  EXPECT_DOUBLE_EQ(*l2_hit_rate(p), 100.0);
+}
+
+TEST(ProfileSummary, ImpossibleOccupancyAndThroughputAreWithheld) {
+  ProfileData p = base_profile();
+  ASSERT_TRUE(p.theoretical.has_value());
+  p.theoretical->pct = 50;
+  p.metrics[metric::kAchievedOccupancyPct] = 49.5;
+  EXPECT_DOUBLE_EQ(*achieved_occupancy(p), 49.5);
+  p.metrics[metric::kAchievedOccupancyPct] = 62;
+  EXPECT_FALSE(achieved_occupancy(p).has_value());
+  EXPECT_NE(number_problems(p)["achieved occupancy"].find("exceeds the theoretical 50.0%"),
+            std::string::npos);
+  p.metrics[metric::kDramPct] = 130;
+  p.metrics[metric::kL1HitPct] = -3;
+  EXPECT_FALSE(throughput_pct(p, metric::kDramPct).has_value());
+  EXPECT_FALSE(l1_hit_rate(p).has_value());
+  std::string s = render_summary(p);
+  EXPECT_NE(s.find("DRAM n/a"), std::string::npos) << s;
+  EXPECT_NE(s.find("- DRAM throughput: the counters give an impossible DRAM throughput of 130.0%"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("- L1 hit rate: "), std::string::npos) << s;
 }
 
 TEST(ProfileTable, OneRowPerProfileWithTheNumbersThatMatter) {
@@ -275,7 +406,8 @@ TEST(ProfileTable, OneRowPerProfileWithTheNumbersThatMatter) {
   copy.metrics[metric::kMemPct] = 92;
   copy.metrics[metric::kDramBytes] = 7.2e8;  // 90% of the 4 TB/s ceiling
   copy.metrics[metric::kBranchDivergent] = 1e5;
-  copy.metrics[metric::kBranchUniform] = 3e5;  // of 4e5 targets: 75%
+  copy.metrics[metric::kBranchUniform] = 3e5;         // of 4e5 warp branches: 75%
+  copy.metrics[metric::kThreadsPerInstruction] = 27;  // divergence idles lanes
   HotRegion h;
   h.function = "rmsnorm";
   h.source = "csrc/rmsnorm.cu:31";

@@ -38,20 +38,26 @@ constexpr bool kFirstVersion = !TUNED;
 constexpr int kGroup = BLOCK / ROWS;  // threads per row of w
 static_assert(BLOCK % ROWS == 0 && kGroup >= 1, "ROWS divides BLOCK");
 
-// Sums v over the kGroup threads of this thread's group; the group's first
-// thread gets the total. Every thread of the block must call it.
-__device__ void group_sums(float (&acc)[BATCH_TILE]) {
+// Sums v over the kGroup threads of this thread's group for the block's first
+// `rows` batch rows (the same for the whole block, so skipping the others
+// keeps every shuffle and barrier uniform); the group's first thread gets the
+// totals. Every thread of the block must call it.
+template <int TILE>
+__device__ void group_sums(float (&acc)[TILE], int rows) {
   if constexpr (kGroup <= 32) {  // the group lies within one warp: shuffles only
 #pragma unroll
-    for (int b = 0; b < BATCH_TILE; ++b)
+    for (int b = 0; b < TILE; ++b) {
+      if (b >= rows) break;
 #pragma unroll
       for (int lane_mask = kGroup / 2; lane_mask > 0; lane_mask /= 2)
         acc[b] += __shfl_xor_sync(0xffffffffu, acc[b], lane_mask);
+    }
   } else {  // whole warps per group: shuffles, then the group's warps through shared memory
     constexpr int kWarps = kGroup / 32;
-    __shared__ float partial[BATCH_TILE][BLOCK / 32];
+    __shared__ float partial[TILE][BLOCK / 32];
 #pragma unroll
-    for (int b = 0; b < BATCH_TILE; ++b) {
+    for (int b = 0; b < TILE; ++b) {
+      if (b >= rows) break;
       float v = warp_sum(acc[b]);
       if (threadIdx.x % 32 == 0) partial[b][threadIdx.x / 32] = v;
     }
@@ -59,7 +65,8 @@ __device__ void group_sums(float (&acc)[BATCH_TILE]) {
     if (threadIdx.x % kGroup == 0) {
       const int first_warp = threadIdx.x / 32;
 #pragma unroll
-      for (int b = 0; b < BATCH_TILE; ++b) {
+      for (int b = 0; b < TILE; ++b) {
+        if (b >= rows) break;
         float total = 0.0f;
         for (int w = 0; w < kWarps; ++w) total += partial[b][first_warp + w];
         acc[b] = total;
@@ -68,15 +75,16 @@ __device__ void group_sums(float (&acc)[BATCH_TILE]) {
   }
 }
 
-template <int V>
-__device__ void gemv_tile(__half* y, const __half* x, const __half* w, int batch, int n, int k) {
+// ROWS outputs for batch rows b0 .. b0 + rows - 1 (rows <= TILE), V halves per access.
+template <int V, int TILE>
+__device__ void gemv_tile(__half* y, const __half* x, const __half* w, int b0, int rows, int n,
+                          int k) {
   const int lane = threadIdx.x % kGroup;
   const long long col = static_cast<long long>(blockIdx.x) * ROWS + threadIdx.x / kGroup;
-  const int b0 = blockIdx.y * BATCH_TILE;
   const int nvec = k / V;  // V divides k (checked by the caller)
-  float acc[BATCH_TILE];
+  float acc[TILE];
 #pragma unroll
-  for (int b = 0; b < BATCH_TILE; ++b) acc[b] = 0.0f;
+  for (int b = 0; b < TILE; ++b) acc[b] = 0.0f;
   if (col < n) {  // no early return: group_sums may need every thread at a barrier
     const __half* wr = w + col * k;
     for (int base = lane; base < nvec; base += kGroup * UNROLL) {
@@ -91,8 +99,8 @@ __device__ void gemv_tile(__half* y, const __half* x, const __half* w, int batch
         int i = base + u * kGroup;
         if (i >= nvec) continue;
 #pragma unroll
-        for (int b = 0; b < BATCH_TILE; ++b) {
-          if (b0 + b >= batch) continue;
+        for (int b = 0; b < TILE; ++b) {
+          if (b >= rows) break;
           HalfVec<V> xv = load_vec<V>(x + static_cast<long long>(b0 + b) * k + i * V);
 #pragma unroll
           for (int v = 0; v < V; ++v) acc[b] += __half2float(wv[u].h[v]) * __half2float(xv.h[v]);
@@ -100,20 +108,33 @@ __device__ void gemv_tile(__half* y, const __half* x, const __half* w, int batch
       }
     }
   }
-  group_sums(acc);
+  group_sums<TILE>(acc, rows);
   if (lane == 0 && col < n)
 #pragma unroll
-    for (int b = 0; b < BATCH_TILE; ++b)
-      if (b0 + b < batch) y[static_cast<long long>(b0 + b) * n + col] = __float2half(acc[b]);
+    for (int b = 0; b < TILE; ++b)
+      if (b < rows) y[static_cast<long long>(b0 + b) * n + col] = __float2half(acc[b]);
+}
+
+// A block with a single batch row (batch 1, or the last row of an odd batch)
+// takes the one-row code, so decode at batch 1 runs as fast with a
+// BATCH_TILE as without.
+template <int V>
+__device__ void gemv_rows(__half* y, const __half* x, const __half* w, int batch, int n, int k) {
+  const int b0 = blockIdx.y * BATCH_TILE;
+  const int rows = min(BATCH_TILE, batch - b0);  // batch rows this block computes
+  if (BATCH_TILE > 1 && rows == 1)
+    gemv_tile<V, 1>(y, x, w, b0, 1, n, k);
+  else
+    gemv_tile<V, BATCH_TILE>(y, x, w, b0, rows, n, k);
 }
 
 extern "C" __global__ void TUNED_LAUNCH_BOUNDS gemv(__half* y, const __half* x, const __half* w,
                                                     int batch, int n, int k) {
   if constexpr (!kFirstVersion) {
     if (k % VEC == 0 && is_aligned<VEC>(x) && is_aligned<VEC>(w))
-      gemv_tile<VEC>(y, x, w, batch, n, k);
+      gemv_rows<VEC>(y, x, w, batch, n, k);
     else
-      gemv_tile<1>(y, x, w, batch, n, k);
+      gemv_rows<1>(y, x, w, batch, n, k);
   } else {
     const long long col = blockIdx.x, b = blockIdx.y;
     const __half* xr = x + b * k;

@@ -46,22 +46,11 @@ echo "workload/build/" > "$REPO/.gitignore"  # extract and in-model validation b
   --trace "$WORK-trace.json" > "$OUT/sweep-extract.log" 2>&1 || echo "sweep_gap: extract failed (sweep in manifest order)" >&2
 elapsed extract
 
-# 2. The sweep. `--phases` where this kgate has it; else one `kgate optimize`
-# per kernel on the same shapes (what the sweep runs per kernel, in manifest order).
-common=(--repo "$REPO" --backend cuda --agent tuner --new --state-dir "$STATE" --seed 1
-        --max-iters 20 --patience 4 --budget-s "$BUDGET" --shape-budget-s 0.25)
-if "$KGATE" sweep --help 2>&1 | grep -q -- '--phases'; then
-  timeout $((6 * (BUDGET + 50))) "$KGATE" sweep "${common[@]}" --no-baselines --phases decode,prefill \
-    > "$OUT/sweep.log" 2>&1
-  echo "=== sweep exit $?" >> "$OUT/sweep.log"
-else
-  echo "sweep_gap: this kgate has no sweep --phases; one optimize per kernel with --shapes" | tee "$OUT/sweep.log" >&2
-  for k in rmsnorm fused_add_rmsnorm silu_and_mul rotary_embedding softmax gemv; do
-    shapes=$(python3 "$HERE/episodes_table.py" --manifest "$REPO/kgate.json" --shapes-of "$k")
-    timeout $((BUDGET + 50)) "$KGATE" optimize "$k" "${common[@]}" --shapes "$shapes" >> "$OUT/sweep.log" 2>&1
-    echo "=== optimize $k exit $?" >> "$OUT/sweep.log"
-  done
-fi
+# 2. The sweep, in the task list's order, on the decode and prefill shapes.
+timeout $((6 * (BUDGET + 50))) "$KGATE" sweep --repo "$REPO" --backend cuda --agent tuner --new \
+  --state-dir "$STATE" --no-baselines --seed 1 --max-iters 20 --patience 4 --budget-s "$BUDGET" \
+  --phases decode,prefill --shape-budget-s 0.25 > "$OUT/sweep.log" 2>&1
+echo "=== sweep exit $?" >> "$OUT/sweep.log"
 tail -12 "$OUT/sweep.log" >&2
 (cd "$REPO" && git branch --list 'kgate/optimize/*') > "$OUT/sweep-branches.txt"
 "$KGATE" prs --repo "$REPO" --state-dir "$STATE" >> "$OUT/sweep-branches.txt" 2>&1

@@ -4,6 +4,7 @@
 
 #include "bot/git_branch_writer.h"
 #include "bot/manifest_edit.h"
+#include "bot/source_defaults.h"
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/number_format.h"
@@ -162,6 +163,10 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
   const nlohmann::json defaults =
       candidate.value("tunable_defaults_changed", nlohmann::json::object());
   for (const auto& [name, value] : defaults.items()) edit.tunable_defaults[name] = value;
+  // The source's own guarded defaults change too, so builds outside kgate
+  // (the deployed workload) run the tuned values once this is merged.
+  if (!edit.tunable_defaults.empty())
+    out.candidate_source = set_source_defaults(out.candidate_source, edit.tunable_defaults).text;
   for (const auto& flag : candidate.value("flags", nlohmann::json::array()))
     if (flag.is_string()) edit.extra_flags.push_back(flag.get<std::string>());
   if (!edit.tunable_defaults.empty() || !edit.extra_flags.empty()) {

@@ -97,7 +97,10 @@ TEST(ProposalImportTest, TuningResultBecomesAPullRequestWithEvidence) {
   ASSERT_TRUE(pr.ok()) << pr.error().message;
   EXPECT_EQ(pr->kernel, "rmsnorm");
   EXPECT_EQ(pr->source_path, "kernels/host/rmsnorm.cpp");
-  EXPECT_EQ(pr->candidate_source, source);
+  // The tuned value also becomes the source's own default (its guarded #define).
+  std::string tuned = source;
+  tuned.replace(tuned.find("#define ACCUMULATORS 1"), 22, "#define ACCUMULATORS 4");
+  EXPECT_EQ(pr->candidate_source, tuned);
   EXPECT_EQ(pr->base_branch, "main");
   EXPECT_EQ(pr->base_rev, repo.base_sha);
   ASSERT_EQ(pr->other_files.size(), 1u);
@@ -138,7 +141,10 @@ TEST(ProposalImportTest, TuningResultBecomesAPullRequestWithEvidence) {
                 .find("\"ACCUMULATORS\": [4, 1, 2, 8, 16]"),
             std::string::npos);
   EXPECT_EQ(git(repo.work, {"diff", "--name-only", "main", "kgate/optimize/rmsnorm"}),
-            ".kgate/optimize/rmsnorm.svg\nkernels/kgate.json");
+            ".kgate/optimize/rmsnorm.svg\nkernels/host/rmsnorm.cpp\nkernels/kgate.json");
+  EXPECT_NE(git(repo.work, {"show", "kgate/optimize/rmsnorm:kernels/host/rmsnorm.cpp"})
+                .find("#define ACCUMULATORS 4"),
+            std::string::npos);
   auto prs = forge.all_pull_requests();
   ASSERT_TRUE(prs.ok());
   ASSERT_EQ(prs->size(), 1u);

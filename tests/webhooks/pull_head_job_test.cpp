@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "bot/forked_pull_repo.h"
+#include "serve_fixture.h"
 #include "webhooks/job_executor.h"
 
 namespace kgate::testing {
@@ -83,6 +84,54 @@ TEST_F(PullHeadJobTest, FetchFailuresAreReportedRetryOnlyWhenTheyMayPass) {
   EXPECT_FALSE(no_remote.retryable);
   EXPECT_NE(no_remote.outcome.find("no remote 'origin'"), std::string::npos) << no_remote.outcome;
   EXPECT_EQ(ran(), "");
+}
+
+// Through kgate serve: a synchronize event for pull request 7 whose head is
+// only on origin is gated after the fetch; an event whose head was replaced
+// by a newer push leaves its job failed with the reason in the queue.
+TEST_F(PullHeadJobTest, ServeGatesAFetchedHeadAndFailsAStaleOneWithTheReason) {
+  ASSERT_TRUE(have_octokit_examples()) << "run scripts/setup (npm ci in tests/)";
+  std::filesystem::path state = pr.tmp / "serve-state";
+  ServeProcess server(
+      {"--listen", "127.0.0.1:0", "--repo", pr.clone.string(), "--state-dir", state.string(),
+       "--job-command", script.string(), "--workers", "1", "--max-attempts", "1", "--no-recovery"},
+      {{"KGATE_WEBHOOK_SECRET", kSecret}}, pr.tmp / "serve.log");
+  ASSERT_TRUE(server.start()) << server.log();
+  auto event = [&](const std::string& head) {
+    nlohmann::json p = example_payload("pull_request", "synchronize");
+    p["number"] = 7;
+    p["pull_request"]["number"] = 7;
+    p["pull_request"]["head"]["sha"] = head;
+    p["pull_request"]["base"]["sha"] = pr.base_sha;
+    return p.dump();
+  };
+  httplib::Client client("127.0.0.1", server.port());
+  std::string first = pr.head_sha;
+  auto r = post_delivery(client, "pull_request", event(first), "fork-1");
+  ASSERT_TRUE(r && r->status == 202) << (r ? r->body : "no answer");
+  std::filesystem::path db = state / "queue.db";
+  ASSERT_TRUE(eventually([&] {
+    return query_int(db, "SELECT count(*) FROM jobs WHERE state IN ('done','failed')") == 1;
+  })) << server.log();
+  EXPECT_EQ(query_strings(db, "SELECT outcome FROM jobs WHERE delivery='fork-1'"),
+            std::vector<std::string>{"passed"});
+  EXPECT_NE(ran().find("--head " + first), std::string::npos) << ran();
+
+  // The event names a commit origin no longer has as the head.
+  std::string stale = pr.push_fork_commit("// v3\n");
+  std::string newest = pr.push_fork_commit("// v4\n");
+  r = post_delivery(client, "pull_request", event(stale), "fork-2");
+  ASSERT_TRUE(r && r->status == 202) << (r ? r->body : "no answer");
+  ASSERT_TRUE(eventually([&] {
+    return query_int(db, "SELECT count(*) FROM jobs WHERE state IN ('done','failed')") == 2;
+  })) << server.log();
+  EXPECT_EQ(query_strings(db, "SELECT state FROM jobs WHERE delivery='fork-2'"),
+            std::vector<std::string>{"failed"});
+  auto reason = query_strings(db, "SELECT last_error FROM jobs WHERE delivery='fork-2'");
+  ASSERT_EQ(reason.size(), 1u);
+  EXPECT_NE(reason[0].find("head is now " + newest.substr(0, 12)), std::string::npos) << reason[0];
+  EXPECT_EQ(ran().find(stale), std::string::npos) << "the stale head was gated: " << ran();
+  EXPECT_EQ(server.terminate(), 0);
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ struct ServeArgs {
   std::string repo;
   std::string state_dir;
   std::string dispatch = "local";
-  std::string durability = "normal";
+  std::string durability = "auto";  // normal with redelivery recovery, full without
   double recovery_interval_min = 10;
   std::string recovery_hook;  // OWNER/NAME/HOOK_ID: a repository webhook; empty: the App's
   bool no_recovery = false;
@@ -134,9 +134,8 @@ int serve(const ServeArgs& args) {
   auto secrets = load_webhook_secrets();
   if (!secrets.ok()) return fail(secrets.error());
   options.secrets = *secrets;
-  if (args.durability != "full" && args.durability != "normal")
-    return fail(Error::bad_input("--durability must be full or normal"));
-  options.durability = args.durability == "full" ? Durability::kFull : Durability::kNormal;
+  if (args.durability != "auto" && args.durability != "full" && args.durability != "normal")
+    return fail(Error::bad_input("--durability must be auto, full or normal"));
   options.http_threads = args.http_threads;
 
   int gpus = count_gpus();
@@ -216,17 +215,26 @@ int serve(const ServeArgs& args) {
     auto made = make_recovery(args);
     if (!made.ok()) return fail(made.error());
     recovery = std::move(*made);
-    if (!recovery)
-      json_log({{"msg", "delivery recovery off"},
-                {"reason",
-                 "no GitHub credentials: set KGATE_APP_ID and KGATE_APP_PRIVATE_KEY(_FILE) for "
-                 "the App's webhook, or --recovery-hook OWNER/NAME/HOOK_ID with GITHUB_TOKEN"},
-                {"durability", args.durability},
-                {"risk", args.durability == "normal"
-                             ? "a power loss can drop the last deliveries answered"
-                             : "none for answered deliveries; deliveries GitHub could not make "
-                               "while the service was down are not asked for again"}});
   }
+  // auto: an answered delivery must survive a power loss either way. With
+  // recovery GitHub holds the copy, so commits need not wait for an fsync;
+  // without it every group commit is fsynced.
+  std::string durability =
+      args.durability != "auto" ? args.durability : (recovery ? "normal" : "full");
+  options.durability = durability == "full" ? Durability::kFull : Durability::kNormal;
+  if (!recovery)
+    json_log(
+        {{"msg", "delivery recovery off"},
+         {"reason", args.no_recovery ? "--no-recovery"
+                                     : "no GitHub credentials: set KGATE_APP_ID and "
+                                       "KGATE_APP_PRIVATE_KEY(_FILE) for the App's webhook, or "
+                                       "--recovery-hook OWNER/NAME/HOOK_ID with GITHUB_TOKEN"},
+         {"durability", durability},
+         {"risk", durability == "normal"
+                      ? "a power loss can drop the last deliveries answered"
+                      : "none for answered deliveries (each commit is fsynced); "
+                        "deliveries GitHub could not make while the service was down "
+                        "are not asked for again"}});
   options.recovery = recovery.get();
   options.recovery_interval_s = args.recovery_interval_min * 60;
 
@@ -288,9 +296,10 @@ CommandRegistration registration(
       app.add_option("--http-threads", args->http_threads, "request threads")
           ->capture_default_str();
       app.add_option("--durability", args->durability,
-                     "normal: fsync at checkpoints (survives process crashes; a power loss is "
-                     "covered by redelivery recovery); full: fsync each commit")
-          ->check(CLI::IsMember({"full", "normal"}))
+                     "auto: normal when redelivery recovery is on, else full; normal: fsync at "
+                     "checkpoints (survives process crashes; a power loss is covered by "
+                     "recovery); full: fsync each commit (survives a power loss by itself)")
+          ->check(CLI::IsMember({"auto", "full", "normal"}))
           ->capture_default_str();
       app.add_option("--recovery-interval", args->recovery_interval_min,
                      "minutes between redelivery recovery sweeps (0: at start only)")

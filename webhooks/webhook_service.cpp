@@ -390,6 +390,8 @@ Status WebhookService::run() {
             {"host", options_.host},
             {"port", port_},
             {"workers", options_.workers.workers},
+            {"durability", options_.durability == Durability::kFull ? "full" : "normal"},
+            {"recovery", options_.recovery ? options_.recovery->options().hook_path : "off"},
             {"dispatch", options_.dispatch == DispatchMode::kActions ? "actions" : "local"}});
   bool served = server_->listen_after_bind();
   {

@@ -166,6 +166,8 @@ TEST_F(DeliveryRecoveryTest, RestartRecoversDeliveriesLostToAPowerLossExactlyOnc
 
   auto server = make_server();
   ASSERT_TRUE(server->start()) << server->log();
+  // With recovery on, the default durability does not fsync each commit.
+  EXPECT_NE(server->log().find("\"durability\":\"normal\""), std::string::npos) << server->log();
   const int kSent = 20, kLost = 5;
   httplib::Client client("127.0.0.1", server->port());
   for (int i = 0; i < kSent; ++i) {

@@ -97,6 +97,8 @@ TEST_F(PullHeadJobTest, ServeGatesAFetchedHeadAndFailsAStaleOneWithTheReason) {
        "--job-command", script.string(), "--workers", "1", "--max-attempts", "1", "--no-recovery"},
       {{"KGATE_WEBHOOK_SECRET", kSecret}}, pr.tmp / "serve.log");
   ASSERT_TRUE(server.start()) << server.log();
+  // Without recovery the default durability fsyncs every commit.
+  EXPECT_NE(server.log().find("\"durability\":\"full\""), std::string::npos) << server.log();
   auto event = [&](const std::string& head) {
     nlohmann::json p = example_payload("pull_request", "synchronize");
     p["number"] = 7;

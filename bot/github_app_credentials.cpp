@@ -2,33 +2,10 @@
 
 #include <cstdio>
 
-#include "bot/jwt.h"
+#include "bot/app_jwt_credentials.h"
 #include "bot/redact.h"
 
 namespace kgate::bot {
-namespace {
-
-// Signs a fresh JWT for every request: the exchange is the only call made with it.
-class JwtCredentials : public GitHubCredentials {
- public:
-  JwtCredentials(const GitHubAppConfig& config, std::function<std::time_t()> now)
-      : config_(config), now_(std::move(now)) {}
-  Result<std::string> authorization() override {
-    Result<std::string> jwt = make_app_jwt(config_.app_id, config_.private_key_pem, now_());
-    if (!jwt.ok()) return jwt.error();
-    return "Bearer " + *jwt;
-  }
-  Result<std::string> git_password() override {
-    return Error::bad_input("a GitHub App JWT cannot be used for git");
-  }
-  std::string describe() const override { return "GitHub App " + config_.app_id + " (JWT)"; }
-
- private:
-  const GitHubAppConfig& config_;
-  std::function<std::time_t()> now_;
-};
-
-}  // namespace
 
 std::time_t parse_github_time(const std::string& s) {
   int y, mo, d, h, mi, sec;
@@ -54,7 +31,8 @@ Result<std::string> GitHubAppCredentials::token() {
   std::time_t now = config_.client.now();
   if (!token_.empty() && static_cast<double>(expires_at_ - now) > config_.renew_before_s)
     return token_;
-  GitHubClient client(std::make_shared<JwtCredentials>(config_, config_.client.now),
+  GitHubClient client(std::make_shared<AppJwtCredentials>(config_.app_id, config_.private_key_pem,
+                                                          config_.client.now),
                       config_.client);
   std::string path = "/app/installations/" + config_.installation_id + "/access_tokens";
   Result<nlohmann::json> answer = client.call("POST", path, nlohmann::json::object());

@@ -10,11 +10,14 @@
 #include <regex>
 #include <thread>
 
+#include "bot/app_jwt_credentials.h"
 #include "bot/forge_config.h"
 #include "cli/command.h"
+#include "core/file_util.h"
 #include "core/log.h"
 #include "webhooks/forge_notifier.h"
 #include "webhooks/github_permissions.h"
+#include "webhooks/json_log.h"
 #include "webhooks/webhook_secrets.h"
 #include "webhooks/webhook_service.h"
 
@@ -49,7 +52,10 @@ struct ServeArgs {
   std::string repo;
   std::string state_dir;
   std::string dispatch = "local";
-  std::string durability = "full";
+  std::string durability = "auto";  // normal with redelivery recovery, full without
+  double recovery_interval_min = 10;
+  std::string recovery_hook;  // OWNER/NAME/HOOK_ID: a repository webhook; empty: the App's
+  bool no_recovery = false;
   std::string backend = "auto";
   std::string forge;  // empty: notices to STATE/notices.jsonl, permissions from author_association
   double permission_ttl_s = 60;
@@ -64,6 +70,49 @@ struct ServeArgs {
   std::string gate_workflow = "kgate-gate.yml";
   std::string work_workflow = "kgate-optimize.yml";
 };
+
+// The recovery's GitHub access, or null without credentials.
+Result<std::unique_ptr<webhooks::DeliveryRecovery>> make_recovery(const ServeArgs& args) {
+  using webhooks::DeliveryRecovery;
+  std::string api_url =
+      env_or("KGATE_GITHUB_API_URL", env_or("GITHUB_API_URL", "https://api.github.com"));
+  bot::GitHubClientOptions client;
+  client.api_url = api_url;
+  client.timeout_s = 30;
+  webhooks::RecoveryOptions recovery;
+  std::shared_ptr<bot::GitHubCredentials> credentials;
+  if (!args.recovery_hook.empty()) {
+    static const std::regex hook_re(R"(^([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+)/([0-9]+)$)");
+    std::smatch m;
+    if (!std::regex_match(args.recovery_hook, m, hook_re))
+      return Error::bad_input(
+          "--recovery-hook must be OWNER/NAME/HOOK_ID (the number in the "
+          "webhook's settings URL), got '" +
+          args.recovery_hook + "'");
+    recovery.hook_path = "/repos/" + m[1].str() + "/" + m[2].str() + "/hooks/" + m[3].str();
+    auto found = bot::github_credentials_from_env(bot::process_env, api_url, client);
+    if (!found.ok()) return found.error().with_context("--recovery-hook");
+    credentials = *found;
+  } else {
+    std::string app_id = env_or("KGATE_APP_ID", "");
+    if (app_id.empty()) return std::unique_ptr<DeliveryRecovery>();
+    std::string key = env_or("KGATE_APP_PRIVATE_KEY", "");
+    std::string key_file = env_or("KGATE_APP_PRIVATE_KEY_FILE", "");
+    if (key.empty() && !key_file.empty()) {
+      auto text = read_file(key_file);
+      if (!text.ok())
+        return Error::bad_input("KGATE_APP_PRIVATE_KEY_FILE: cannot read " + key_file);
+      key = *text;
+    }
+    if (key.empty())
+      return Error::bad_input(
+          "KGATE_APP_ID is set but neither KGATE_APP_PRIVATE_KEY nor KGATE_APP_PRIVATE_KEY_FILE: "
+          "delivery recovery signs its requests with the App's key (or pass --no-recovery)");
+    credentials = std::make_shared<bot::AppJwtCredentials>(app_id, key);
+  }
+  return std::make_unique<DeliveryRecovery>(
+      std::make_shared<bot::GitHubClient>(credentials, client), recovery);
+}
 
 int serve(const ServeArgs& args) {
   using namespace kgate::webhooks;
@@ -85,9 +134,8 @@ int serve(const ServeArgs& args) {
   auto secrets = load_webhook_secrets();
   if (!secrets.ok()) return fail(secrets.error());
   options.secrets = *secrets;
-  if (args.durability != "full" && args.durability != "normal")
-    return fail(Error::bad_input("--durability must be full or normal"));
-  options.durability = args.durability == "full" ? Durability::kFull : Durability::kNormal;
+  if (args.durability != "auto" && args.durability != "full" && args.durability != "normal")
+    return fail(Error::bad_input("--durability must be auto, full or normal"));
   options.http_threads = args.http_threads;
 
   int gpus = count_gpus();
@@ -152,9 +200,43 @@ int serve(const ServeArgs& args) {
     });
     options.notifier = notifier.get();
     options.command.forge = "github";
+    // Private repositories: fetching a pull request's head needs the token too.
+    std::shared_ptr<bot::GitHubCredentials> git_credentials = *credentials;
+    options.command.git_password = [git_credentials] { return git_credentials->git_password(); };
   } else if (!args.forge.empty()) {
     return fail(Error::bad_input("--forge must be github (or left out for the local files)"));
   }
+
+  // Redelivery recovery: with the App's (or a repository webhook's)
+  // deliveries readable, answered deliveries a power loss dropped from the
+  // last commits are asked for again at start and every few minutes.
+  std::unique_ptr<DeliveryRecovery> recovery;
+  if (!args.no_recovery) {
+    auto made = make_recovery(args);
+    if (!made.ok()) return fail(made.error());
+    recovery = std::move(*made);
+  }
+  // auto: an answered delivery must survive a power loss either way. With
+  // recovery GitHub holds the copy, so commits need not wait for an fsync;
+  // without it every group commit is fsynced.
+  std::string durability =
+      args.durability != "auto" ? args.durability : (recovery ? "normal" : "full");
+  options.durability = durability == "full" ? Durability::kFull : Durability::kNormal;
+  if (!recovery)
+    json_log(
+        {{"msg", "delivery recovery off"},
+         {"reason", args.no_recovery ? "--no-recovery"
+                                     : "no GitHub credentials: set KGATE_APP_ID and "
+                                       "KGATE_APP_PRIVATE_KEY(_FILE) for the App's webhook, or "
+                                       "--recovery-hook OWNER/NAME/HOOK_ID with GITHUB_TOKEN"},
+         {"durability", durability},
+         {"risk", durability == "normal"
+                      ? "a power loss can drop the last deliveries answered"
+                      : "none for answered deliveries (each commit is fsynced); "
+                        "deliveries GitHub could not make while the service was down "
+                        "are not asked for again"}});
+  options.recovery = recovery.get();
+  options.recovery_interval_s = args.recovery_interval_min * 60;
 
   // Request bodies of up to 25 MB are allocated on many threads: with glibc's
   // adaptive threshold they would end up in per-thread arenas that never
@@ -213,10 +295,20 @@ CommandRegistration registration(
       app.add_option("--workers", args->workers, "job threads (default: one per GPU, at least 1)");
       app.add_option("--http-threads", args->http_threads, "request threads")
           ->capture_default_str();
-      app.add_option(
-             "--durability", args->durability,
-             "full: fsync each commit (survives power loss); normal: survives process crashes")
+      app.add_option("--durability", args->durability,
+                     "auto: normal when redelivery recovery is on, else full; normal: fsync at "
+                     "checkpoints (survives process crashes; a power loss is covered by "
+                     "recovery); full: fsync each commit (survives a power loss by itself)")
+          ->check(CLI::IsMember({"auto", "full", "normal"}))
           ->capture_default_str();
+      app.add_option("--recovery-interval", args->recovery_interval_min,
+                     "minutes between redelivery recovery sweeps (0: at start only)")
+          ->capture_default_str();
+      app.add_option("--recovery-hook", args->recovery_hook,
+                     "OWNER/NAME/HOOK_ID: recover a repository webhook's deliveries (default: "
+                     "the GitHub App's webhook when KGATE_APP_ID is set)");
+      app.add_flag("--no-recovery", args->no_recovery,
+                   "never ask GitHub to redeliver deliveries missing here");
       app.add_option("--job-timeout", args->job_timeout_s, "seconds before a job is killed")
           ->capture_default_str();
       app.add_option("--max-attempts", args->max_attempts, "attempts before a job is failed")

@@ -2,7 +2,9 @@
 
 #include <fstream>
 
+#include "bot/pull_head_fetch.h"
 #include "core/subprocess.h"
+#include "webhooks/json_log.h"
 
 namespace kgate::webhooks {
 
@@ -48,7 +50,54 @@ std::vector<std::string> CommandJobExecutor::job_arguments(const StoredJob& job,
   return args;
 }
 
+bool CommandJobExecutor::prepare_pull_head(const StoredJob& job, JobResult& result) {
+  const JobSpec& spec = job.spec;
+  bool gate = spec.kind == JobKind::kGate || spec.kind == JobKind::kAcceptRegression;
+  if (!gate || spec.pull_number <= 0 || spec.head.empty() || options_.fetch_remote.empty() ||
+      !bot::is_git_repository(options_.repo))
+    return true;
+  bot::PullHeadRequest request{.repo_dir = options_.repo,
+                               .pull_number = spec.pull_number,
+                               .head_sha = spec.head,
+                               .base_sha = spec.base.size() == 40 ? spec.base : "",
+                               .remote = options_.fetch_remote};
+  std::string pr = "pull request #" + std::to_string(spec.pull_number);
+  std::lock_guard lock(fetch_mutex_);
+  if (options_.git_password) {
+    Result<std::string> password = options_.git_password();
+    if (password.ok()) request.password = *password;
+  }
+  Result<bot::PullHead> head = bot::ensure_pull_head(request);
+  if (!head.ok()) {
+    // A network or credential failure may pass; a missing remote or a
+    // malformed commit id will not.
+    result.retryable = head.error().kind == ExitCode::kInfrastructure;
+    result.outcome = "fetching the head of " + pr + ": " + head.error().message;
+    return false;
+  }
+  if (head->commit != spec.head) {
+    // The head moved (a newer push): gating it here would gate a commit
+    // nobody approved for this job; its own synchronize event queues it.
+    result.retryable = false;
+    result.outcome = pr + "'s head is now " + head->commit.substr(0, 12) + ", not " +
+                     spec.head.substr(0, 12) +
+                     " (pushed since this event): not gated; the event for the new head gates it";
+    return false;
+  }
+  if (head->fetched)
+    json_log({{"msg", "pull request head fetched"},
+              {"job", job.id},
+              {"pull_number", spec.pull_number},
+              {"head_sha", spec.head},
+              {"ref", head->ref}});
+  return true;
+}
+
 JobResult CommandJobExecutor::execute(const StoredJob& job, const ExecutionContext& context) {
+  {
+    JobResult refused;
+    if (!prepare_pull_head(job, refused)) return refused;
+  }
   std::filesystem::path job_dir = options_.state_dir / "jobs" / std::to_string(job.id);
   std::error_code ec;
   std::filesystem::create_directories(job_dir, ec);

@@ -5,6 +5,8 @@
 // the service down, and the same commands run by hand or in GitHub Actions.
 #include <atomic>
 #include <filesystem>
+#include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +44,13 @@ struct CommandExecutorOptions {
   // Gate jobs publish their verdict as a check run through this forge
   // (`gate --forge KIND --github-repo OWNER/NAME`); empty: they publish nothing.
   std::string forge;
+  // Gate jobs of a pull request whose head is not in `repo` fetch it from
+  // this remote (refs/pull/<N>/head, bot/pull_head_fetch.h) before running;
+  // empty: never fetch. A `repo` that is not a git repository is left alone
+  // (the job reports that itself).
+  std::string fetch_remote = "origin";
+  // The HTTPS password for that fetch (a private repository); null: none.
+  std::function<Result<std::string>()> git_password;
 };
 
 // Runs `program + job_arguments(job)` through core/subprocess.h under a time
@@ -60,7 +69,11 @@ class CommandJobExecutor : public JobExecutor {
                                                 const std::string& forge = "");
 
  private:
+  // Fills `result` and returns false when the job must not run.
+  bool prepare_pull_head(const StoredJob& job, JobResult& result);
+
   CommandExecutorOptions options_;
+  std::mutex fetch_mutex_;  // one fetch into the clone at a time (workers share it)
 };
 
 }  // namespace kgate::webhooks

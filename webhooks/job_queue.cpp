@@ -22,6 +22,7 @@ CREATE TABLE IF NOT EXISTS pulls(
 CREATE TABLE IF NOT EXISTS approvals(
   repository TEXT NOT NULL, head_sha TEXT NOT NULL, pull_number INTEGER, approved_by TEXT,
   approved_at REAL NOT NULL, PRIMARY KEY(repository, head_sha));
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS notices(
   id INTEGER PRIMARY KEY AUTOINCREMENT, notice TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0,
   created_at REAL NOT NULL);
@@ -64,6 +65,8 @@ class Statement {
     return t ? reinterpret_cast<const char*>(t) : "";
   }
   int64_t integer(int col) { return sqlite3_column_int64(stmt_, col); }
+  double real(int col) { return sqlite3_column_double(stmt_, col); }
+  bool null(int col) { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 
  private:
   sqlite3* db_;
@@ -118,6 +121,11 @@ Result<std::unique_ptr<JobQueue>> JobQueue::open(const std::filesystem::path& fi
   KGATE_RETURN_IF_ERROR(queue->exec(durability == Durability::kFull ? "PRAGMA synchronous=FULL"
                                                                     : "PRAGMA synchronous=NORMAL"));
   KGATE_RETURN_IF_ERROR(queue->exec(kSchema));
+  {
+    Statement created(db, "INSERT OR IGNORE INTO meta(key, value) VALUES('created_at', ?)");
+    created.bind(1, std::to_string(unix_now()));
+    KGATE_RETURN_IF_ERROR(created.run("recording when the queue was created"));
+  }
   KGATE_RETURN_IF_ERROR(queue->exec("PRAGMA wal_autocheckpoint=0"));
   queue->checkpointer_ = std::thread([q = queue.get(), file] { q->checkpoint_loop(file); });
   return queue;
@@ -387,6 +395,27 @@ Result<int64_t> JobQueue::delivery_count() {
   Statement s(db_, "SELECT count(*) FROM deliveries");
   if (s.step() != SQLITE_ROW) return Error::infrastructure("job queue: counting deliveries failed");
   return s.integer(0);
+}
+
+Result<bool> JobQueue::has_delivery(const std::string& id) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "SELECT 1 FROM deliveries WHERE id=?");
+  s.bind(1, id);
+  int rc = s.step();
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return Error::infrastructure(std::string("job queue: looking up a delivery: ") +
+                                 sqlite3_errmsg(db_));
+  return rc == SQLITE_ROW;
+}
+
+Result<double> JobQueue::recovery_since() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "SELECT coalesce((SELECT max(received_at) FROM deliveries), "
+              "(SELECT CAST(value AS REAL) FROM meta WHERE key='created_at'))");
+  if (s.step() != SQLITE_ROW || s.null(0))
+    return Error::infrastructure("job queue: reading the newest delivery's time failed");
+  return s.real(0);
 }
 
 }  // namespace kgate::webhooks

@@ -31,7 +31,8 @@ namespace kgate::webhooks {
 
 enum class Durability {
   kFull,    // fsync on every commit: an answered delivery survives power loss
-  kNormal,  // fsync at checkpoints: survives a crash of the process, not of the host
+  kNormal,  // fsync at checkpoints: survives a crash of the process; after a power
+            // loss the last commits come back through redelivery recovery
 };
 
 struct StoredJob {
@@ -88,6 +89,11 @@ class JobQueue {
   Result<std::map<std::string, int64_t>> job_counts();  // by state
   Result<std::vector<StoredJob>> jobs();
   Result<int64_t> delivery_count();
+  Result<bool> has_delivery(const std::string& id);
+  // Where redelivery recovery starts looking: the time the newest stored
+  // delivery was received, or, with none stored yet, when this queue was
+  // created (so a new service never asks for GitHub's older history).
+  Result<double> recovery_since();
 
  private:
   explicit JobQueue(sqlite3* db) : db_(db) {}

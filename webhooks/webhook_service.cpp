@@ -39,6 +39,12 @@ WebhookService::WebhookService(ServiceOptions options) : options_(std::move(opti
 
 WebhookService::~WebhookService() {
   stop();
+  {
+    std::lock_guard lock(recovery_mutex_);
+    recovery_stopping_ = true;
+  }
+  recovery_wake_.notify_all();
+  if (recovery_thread_.joinable()) recovery_thread_.join();
   if (intake_) intake_->stop();
   if (workers_) workers_->stop();
   {
@@ -336,15 +342,64 @@ void WebhookService::notifier_loop() {
   }
 }
 
+void WebhookService::recovery_loop() {
+  DeliveryRecovery& recovery = *options_.recovery;
+  auto since = queue_->recovery_since();
+  if (!since.ok())
+    json_log({{"msg", "delivery recovery: no start time, looking back from now"},
+              {"error", since.error().message}});
+  double from = since.ok() ? *since : unix_now();
+  while (true) {
+    double started = unix_now();
+    auto swept = recovery.sweep(from, [this](const std::string& guid) {
+      // An unreadable queue counts as "not stored": a redelivery of a stored
+      // delivery is answered as a duplicate, a skipped one would be lost.
+      auto stored = queue_->has_delivery(guid);
+      return stored.ok() && *stored;
+    });
+    nlohmann::json line = {{"msg", "delivery recovery"},
+                           {"hook", recovery.options().hook_path},
+                           {"since", from - recovery.options().margin_s}};
+    if (swept.ok()) {
+      line["listed"] = swept->listed;
+      line["missing"] = swept->missing;
+      line["redelivered"] = swept->redelivered;
+      line["refused_before"] = swept->refused_before;
+      if (!swept->guids.empty()) line["guids"] = swept->guids;
+      if (!swept->failures.empty()) line["failures"] = swept->failures;
+      // The next sweep looks back from this one's start (minus the margin);
+      // a failed sweep leaves the window where it was, so nothing is skipped.
+      if (swept->redelivered == swept->missing - swept->refused_before) from = started;
+    } else {
+      line["error"] = swept.error().message;
+    }
+    json_log(line);
+    std::unique_lock lock(recovery_mutex_);
+    if (options_.recovery_interval_s <= 0) return;
+    recovery_wake_.wait_for(lock, std::chrono::duration<double>(options_.recovery_interval_s),
+                            [this] { return recovery_stopping_; });
+    if (recovery_stopping_) return;
+  }
+}
+
 Status WebhookService::run() {
   workers_->start();
   notice_thread_ = std::thread([this] { notifier_loop(); });
+  if (options_.recovery) recovery_thread_ = std::thread([this] { recovery_loop(); });
   json_log({{"msg", "listening"},
             {"host", options_.host},
             {"port", port_},
             {"workers", options_.workers.workers},
+            {"durability", options_.durability == Durability::kFull ? "full" : "normal"},
+            {"recovery", options_.recovery ? options_.recovery->options().hook_path : "off"},
             {"dispatch", options_.dispatch == DispatchMode::kActions ? "actions" : "local"}});
   bool served = server_->listen_after_bind();
+  {
+    std::lock_guard lock(recovery_mutex_);
+    recovery_stopping_ = true;
+  }
+  recovery_wake_.notify_all();
+  if (recovery_thread_.joinable()) recovery_thread_.join();
   // Intake is closed: store what is in flight, then let running jobs finish or give them back.
   intake_->stop();
   json_log({{"msg", "intake stopped; draining workers"}});

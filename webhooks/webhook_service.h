@@ -16,6 +16,7 @@
 
 #include "core/status.h"
 #include "webhooks/actions_dispatcher.h"
+#include "webhooks/delivery_recovery.h"
 #include "webhooks/job_executor.h"
 #include "webhooks/job_queue.h"
 #include "webhooks/metrics.h"
@@ -38,7 +39,7 @@ struct ServiceOptions {
   std::filesystem::path repo;
   std::filesystem::path state_dir;  // queue.db, notices.jsonl, jobs/<id>/
   std::vector<std::string> secrets;
-  Durability durability = Durability::kFull;
+  Durability durability = Durability::kNormal;  // with recovery; see docs/webhooks.md
   DispatchMode dispatch = DispatchMode::kLocal;
   int http_threads = 8;
   WorkerOptions workers;
@@ -48,6 +49,10 @@ struct ServiceOptions {
   size_t body_memory_bytes = 96u << 20;  // request bodies (and their parse) held at once
   const PermissionLookup* permissions = nullptr;  // null: author_association
   Notifier* notifier = nullptr;                   // null: FileNotifier on state_dir/notices.jsonl
+  // Redelivery recovery (delivery_recovery.h): a sweep at start, then every
+  // recovery_interval_s (0: at start only). Null: off (no GitHub credentials).
+  DeliveryRecovery* recovery = nullptr;
+  double recovery_interval_s = 600;
 };
 
 class WebhookService {
@@ -71,6 +76,7 @@ class WebhookService {
   void handle_delivery(const httplib::Request& req, const std::string& body,
                        httplib::Response& res);
   void notifier_loop();
+  void recovery_loop();
 
   ServiceOptions options_;
   std::unique_ptr<JobQueue> queue_;
@@ -89,6 +95,10 @@ class WebhookService {
   bool notices_stopping_ = false;
   std::condition_variable notice_wake_;
   std::thread notice_thread_;
+  std::mutex recovery_mutex_;
+  bool recovery_stopping_ = false;
+  std::condition_variable recovery_wake_;
+  std::thread recovery_thread_;
 };
 
 }  // namespace kgate::webhooks

@@ -271,8 +271,10 @@ Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
       ProfileData p = ProfileData::from_json(nlohmann::json::parse(child.payload));
       // Branch counts through the SASS metrics API, one metric per child
       // (patching lasts for the process), after the shape's own child: its
-      // timing never saw a patched kernel.
-      if (r.options.counters && r.options.sass_branches && !p.missing.count(kEverything)) {
+      // timing never saw a patched kernel. Not where the kernel did not run
+      // or counters cannot be read at all (no permission): it would fail alike.
+      if (r.options.counters && r.options.sass_branches && !p.missing.count(kEverything) &&
+          !p.missing.count("timing") && !p.missing.count(kCountersKey)) {
         progress("counting branches of " + r.kernel->name + " / " + shape.name + " (SASS metrics)");
         add_sass_branches(
             p,

@@ -184,21 +184,36 @@ Derived flops(const ProfileData& p) {
   return {*f / *s, ""};
 }
 
-Derived branches(const ProfileData& p) {
-  auto uniform = p.get(metric::kBranchUniform), divergent = p.get(metric::kBranchDivergent);
-  if (!uniform || !divergent) return {};
-  if (std::string why = patched_counter_problem(p); !why.empty()) return withheld(why);
-  double executed = *uniform + *divergent;
-  if (*uniform < 0 || *divergent < 0) return withheld("negative branch counts");
+// (executed - divergent) / executed, unless the counts are impossible.
+Derived branch_ratio(const ProfileData& p, double executed, double divergent) {
+  if (executed < 0 || divergent < 0) return withheld("negative branch counts");
+  if (divergent > executed)
+    return withheld(num(divergent) + " divergent branches counted but only " + num(executed) +
+                    " branches executed: the branch counters are wrong");
   if (executed <= 0) return {};  // no branch executed: the text says so
   // A divergent branch runs each side with part of the warp, so some
   // instruction must then execute with fewer than 32 threads.
   auto tpi = p.get(metric::kThreadsPerInstruction);
-  if (*divergent > 0 && tpi && *tpi >= 32 - 1e-6)
-    return withheld(num(*divergent) +
+  if (divergent > 0 && tpi && *tpi >= 32 - 1e-6)
+    return withheld(num(divergent) +
                     " divergent branches counted, yet every warp instruction ran with all 32 "
                     "threads (warp execution efficiency 100%): the branch counters are wrong");
-  return {(executed - *divergent) / executed * 100, ""};
+  return {(executed - divergent) / executed * 100, ""};
+}
+
+Derived branches(const ProfileData& p) {
+  // The SASS metrics API first: on the H200 its counts are right where the
+  // range profiler's patched counters are not.
+  auto api_executed = p.get(metric::kSassApiBranchExecuted);
+  auto api_divergent = p.get(metric::kSassApiBranchDivergent);
+  if (api_executed && api_divergent) {
+    if (no_branch_instructions(p)) return {};
+    return branch_ratio(p, *api_executed, *api_divergent);
+  }
+  auto uniform = p.get(metric::kBranchUniform), divergent = p.get(metric::kBranchDivergent);
+  if (!uniform || !divergent) return {};
+  if (std::string why = patched_counter_problem(p); !why.empty()) return withheld(why);
+  return branch_ratio(p, *uniform + *divergent, *divergent);
 }
 
 }  // namespace
@@ -255,6 +270,12 @@ std::optional<double> flops_rate(const ProfileData& p) {
 
 std::optional<double> branch_efficiency(const ProfileData& p) {
   return branches(p).value;
+}
+
+bool no_branch_instructions(const ProfileData& p) {
+  auto n = p.get(metric::kSassApiBranchInstructions);
+  return n && *n <= 0 && p.get(metric::kSassApiBranchExecuted) &&
+         p.get(metric::kSassApiBranchDivergent);
 }
 
 std::optional<double> warp_efficiency(const ProfileData& p) {

@@ -47,6 +47,16 @@ inline constexpr const char* kBranchUniform = "branch_uniform";
 inline constexpr const char* kBranchDivergent = "branch_divergent";
 inline constexpr const char* kBranchInstructions = "branch_instructions";
 inline constexpr const char* kBranchUniformPctReported = "branch_uniform_pct_reported";
+// Branch counts through CUPTI's SASS metrics API (sass_branches.h), each in
+// its own process: warp-level executions of branch instructions
+// (smsp__sass_inst_executed_op_branch), those where the warp's threads took
+// different targets (smsp__sass_branch_targets_threads_divergent), and how
+// many branch instructions were patched (0: the kernel has none). On the
+// H200 these agree with the hardware where the range profiler's same-named
+// counters do not; where present they decide branch_efficiency.
+inline constexpr const char* kSassApiBranchExecuted = "sass_api_branch_executed";
+inline constexpr const char* kSassApiBranchDivergent = "sass_api_branch_divergent";
+inline constexpr const char* kSassApiBranchInstructions = "sass_api_branch_instructions";
 // Warp instructions executed, counted by the hardware and by SASS patching:
 // they must agree, or no number from a patched counter (branches, bytes
 // requested, FLOPs) is trusted (patched_counter_problem).
@@ -138,11 +148,16 @@ std::optional<double> kernel_seconds(const ProfileData& p);      // counter time
 std::optional<double> bandwidth_of_ceiling(const ProfileData& p);
 std::optional<double> flops_rate(const ProfileData& p);  // FP32 FLOP/s
 // (branches - divergent branches) / branches over warp-level branch
-// executions, in percent (NVIDIA's "branch efficiency"), where branches =
-// uniform + divergent executions. Absent when no branch executed, when the
-// patched counters fail their check, or when they contradict the hardware
-// (divergent branches while every instruction ran with all 32 threads).
+// executions, in percent (NVIDIA's "branch efficiency"). From the SASS
+// metrics API's counts where present (branches = executions of branch
+// instructions), else from the range profiler's (branches = uniform +
+// divergent executions, trusted only if patched_counter_problem is empty).
+// Absent when the kernel has no branch instruction or executed none, or
+// when the counts are impossible (more divergent branches than branches;
+// divergent branches while every instruction ran with all 32 threads).
 std::optional<double> branch_efficiency(const ProfileData& p);
+// True when the SASS metrics API found no branch instruction in the kernel.
+bool no_branch_instructions(const ProfileData& p);
 // Active threads per warp instruction / 32, in percent ("warp execution
 // efficiency"): divergence lowers it whether or not branches were counted.
 std::optional<double> warp_efficiency(const ProfileData& p);

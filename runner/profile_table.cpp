@@ -32,9 +32,8 @@ std::string stall(const ProfileData& p) {
 }
 
 std::string branches(const ProfileData& p) {
-  auto u = p.get(metric::kBranchUniform), d = p.get(metric::kBranchDivergent);
   if (auto eff = branch_efficiency(p)) return text::pct(eff);
-  if (u && d && *u + *d <= 0 && patched_counter_problem(p).empty()) return "no branch";
+  if (std::string none = text::no_branches(p); !none.empty()) return none;
   // Withheld (counters impossible or unchecked): the summary says why.
   return number_problems(p).count("branch efficiency") ? "withheld" : "n/a";
 }

@@ -60,13 +60,35 @@ std::string coalescing(const ProfileData& p, bool loads) {
   return s;
 }
 
-std::string branches(const ProfileData& p) {
+std::string no_branches(const ProfileData& p) {
+  if (no_branch_instructions(p)) return "no branch instructions";
+  auto api = p.get(metric::kSassApiBranchExecuted);
+  if (api && p.get(metric::kSassApiBranchDivergent)) return *api <= 0 ? "no branch executed" : "";
   auto u = p.get(metric::kBranchUniform), d = p.get(metric::kBranchDivergent);
-  if (!u || !d) return "n/a";
+  if (u && d && *u + *d <= 0 && patched_counter_problem(p).empty()) return "no branch executed";
+  return "";
+}
+
+std::string branches(const ProfileData& p) {
+  // The counts branch_efficiency used: the SASS metrics API's, else the
+  // range profiler's (branches = uniform + divergent).
+  double executed = 0, divergent = 0;
+  auto api_b = p.get(metric::kSassApiBranchExecuted),
+       api_d = p.get(metric::kSassApiBranchDivergent);
+  auto u = p.get(metric::kBranchUniform), d = p.get(metric::kBranchDivergent);
+  if (api_b && api_d) {
+    executed = *api_b;
+    divergent = *api_d;
+  } else if (u && d) {
+    executed = *u + *d;
+    divergent = *d;
+  } else {
+    return "n/a";
+  }
   if (auto eff = branch_efficiency(p))
-    return fmt("%.1f%%", *eff) + " (" + fmt("%.0f", *d) + " of " + fmt("%.0f", *u + *d) +
+    return fmt("%.1f%%", *eff) + " (" + fmt("%.0f", divergent) + " of " + fmt("%.0f", executed) +
            " warp branches divergent)";
-  if (*u + *d <= 0 && patched_counter_problem(p).empty()) return "no branch executed";
+  if (std::string none = no_branches(p); !none.empty()) return none;
   return "n/a (withheld, see missing numbers)";
 }
 

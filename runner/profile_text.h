@@ -20,8 +20,12 @@ std::string rate(double bytes_per_s);  // "1470 GB/s"
 std::string hex(uint64_t v);           // "0x1a0"
 // "2.0 sectors/request (100% of fetched bytes used)" or "n/a".
 std::string coalescing(const ProfileData& p, bool loads);
-// "97.0% (12 of 400 warp branches divergent)", "no branch executed", "n/a".
+// "97.0% (12 of 400 warp branches divergent)", "no branch instructions",
+// "no branch executed", "n/a".
 std::string branches(const ProfileData& p);
+// Why a profile has no branch efficiency though its counts were read: "no
+// branch instructions" (none in the kernel), "no branch executed"; else "".
+std::string no_branches(const ProfileData& p);
 // The n largest stall reasons, "selected" (the warp issuing) left out.
 std::vector<std::pair<std::string, double>> top_stalls(const ProfileData& p, size_t n);
 

@@ -81,5 +81,5 @@ run_if sweep_gap 540 bash "$D/src/bench/gpu/sweep_gap.sh" "$D/bin/kgate" example
 run_if workload_tests 590 "$D/bin/agent_gpu_tests" --gtest_filter='InModelGpu*'
 # Each example kernel's first version, first decode and first prefill shape: one Markdown table
 # (docs/BENCHMARKS.md), the summaries' numbers in the JSON, the sampler's log on stderr.
-run_if profile_examples 420 bash -c "'$D/bin/kgate' profile --all --repo examples/llm-ops --backend cuda --phases decode,prefill --table --json '$OUT/profile_examples.json' > '$OUT/profile_examples.md' && cat '$OUT/profile_examples.md'"
+run_if profile_examples 540 bash -c "'$D/bin/kgate' profile --all --repo examples/llm-ops --backend cuda --phases decode,prefill --table --json '$OUT/profile_examples.json' > '$OUT/profile_examples.md' && cat '$OUT/profile_examples.md'"
 grep -hE "^\[  (PASSED|FAILED|SKIPPED) |tests? ran" "$OUT"/*tests.log 2>/dev/null

@@ -13,12 +13,14 @@
 #include "runner/profile/hot_regions.h"
 #include "runner/profile/launch_args.h"
 #include "runner/profile/pc_sampling.h"
+#include "runner/profile/sass_branches.h"
 #include "runner/profile/sass_counts.h"
 
 namespace kgate::profile {
 namespace {
 
 const char* const kCountersKey = "hardware counters";
+const char* const kEverything = "everything measured on the GPU";
 
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -42,22 +44,41 @@ ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape
   if (!plan.ok()) return fail("launch plan", plan.error());
   p.dims = plan->dims;
   p.bytes_moved = plan->traffic_bytes();
-  const char* const everything = "everything measured on the GPU";
   auto gpu = cuda::CudaDevice::open(r.gpu);
-  if (!gpu.ok()) return fail(everything, gpu.error());
+  if (!gpu.ok()) return fail(kEverything, gpu.error());
   p.device = (*gpu)->info().name;
   auto cubin = read_file(program.artifact);
-  if (!cubin.ok()) return fail(everything, cubin.error());
+  if (!cubin.ok()) return fail(kEverything, cubin.error());
   auto kernel = (*gpu)->load(program);
-  if (!kernel.ok()) return fail(everything, kernel.error());
+  if (!kernel.ok()) return fail(kEverything, kernel.error());
   auto args = LaunchArgs::make(**gpu, *plan, r.seed);
-  if (!args.ok()) return fail(everything, args.error());
+  if (!args.ok()) return fail(kEverything, args.error());
   ProfileData measured = profile_launch(**gpu, static_cast<cuda::CudaKernel&>(**kernel), plan->dims,
                                         (*args)->args(), program.resources, *cubin, r.options);
   measured.kernel = p.kernel;
   measured.shape = p.shape;
   measured.bytes_moved = p.bytes_moved;
   return measured;
+}
+
+// The child side of one SASS metric count (sass_branches.h): the shape's
+// launch set up as profile_cuda_shape does, in a fresh process.
+Result<SampledPcs> count_shape_metric(const KernelProfileRequest& r, const Shape& shape,
+                                      const Program& program, const std::string& metric) {
+  const Implementation* impl = r.kernel->implementation("cuda");
+  auto plan = plan_launch(*r.kernel, impl, shape, program.tunables);
+  if (!plan.ok()) return plan.error();
+  auto gpu = cuda::CudaDevice::open(r.gpu);
+  if (!gpu.ok()) return gpu.error();
+  auto kernel = (*gpu)->load(program);
+  if (!kernel.ok()) return kernel.error();
+  auto args = LaunchArgs::make(**gpu, *plan, r.seed);
+  if (!args.ok()) return args.error();
+  cuda::CudaDevice& device = **gpu;
+  LaunchOnce launch = [&]() -> Status {
+    return device.launch(**kernel, plan->dims, (*args)->args());
+  };
+  return count_sass_metric(device.context(), device.device(), launch, metric);
 }
 
 // Host backend: the harness times the kernel; counters do not exist.
@@ -247,7 +268,22 @@ Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
         run_in_child([&] { return profile_cuda_shape(request, shape, program).to_json().dump(); },
                      r.options.time_limit_s);
     if (child.completed) {
-      out.push_back(ProfileData::from_json(nlohmann::json::parse(child.payload)));
+      ProfileData p = ProfileData::from_json(nlohmann::json::parse(child.payload));
+      // Branch counts through the SASS metrics API, one metric per child
+      // (patching lasts for the process), after the shape's own child: its
+      // timing never saw a patched kernel. Not where the kernel did not run
+      // or counters cannot be read at all (no permission): it would fail alike.
+      if (r.options.counters && r.options.sass_branches && !p.missing.count(kEverything) &&
+          !p.missing.count("timing") && !p.missing.count(kCountersKey)) {
+        progress("counting branches of " + r.kernel->name + " / " + shape.name + " (SASS metrics)");
+        add_sass_branches(
+            p,
+            [&](const std::string& metric) {
+              return count_shape_metric(request, shape, program, metric);
+            },
+            r.options.time_limit_s);
+      }
+      out.push_back(std::move(p));
       continue;
     }
     ProfileData p;
@@ -255,9 +291,8 @@ Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
     p.shape = shape.name;
     p.backend = r.backend->name();
     p.resources = program.resources;
-    p.missing["everything measured on the GPU"] =
-        "the profiling child " + child.describe(r.options.time_limit_s) +
-        (child.err_tail.empty() ? "" : ": " + child.err_tail);
+    p.missing[kEverything] = "the profiling child " + child.describe(r.options.time_limit_s) +
+                             (child.err_tail.empty() ? "" : ": " + child.err_tail);
     out.push_back(std::move(p));
   }
   return out;

@@ -22,6 +22,7 @@ struct ProfileOptions {
   bool counters = true;       // read CUPTI counters
   bool roofline = true;       // attach (and measure once) the ceilings
   bool hot_regions = true;    // PC sampling, else SASS instruction counts
+  bool sass_branches = true;  // with counters: branch counts via the SASS API (own children)
   std::string ceiling_file;   // empty: CeilingStore::default_store()
   std::string fma_cubin;      // compile_fma_peak: measures ceilings not yet stored
   double time_limit_s = 300;  // per shape child
@@ -45,7 +46,9 @@ struct KernelProfileRequest {
   ProfileOptions options;
 };
 
-// Compiles the kernel (with line info) and profiles each shape. On the host
+// Compiles the kernel (with line info) and profiles each shape: one child
+// times and profiles it, two more count its branches through the SASS
+// metrics API (sass_branches.h). On the host
 // backend there are no counters: timing from the harness plus the compiler
 // report, with the missing numbers named. An Error is bad input or
 // infrastructure; a kernel that fails in a shape's child is a ProfileData

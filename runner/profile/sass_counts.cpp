@@ -87,6 +87,15 @@ Result<SampledPcs> count_sass_metric(CUcontext context, CUdevice device, const L
       CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
   dp.ctx = context;
   KGATE_SASS("cuptiSassMetricsGetDataProperties", cuptiSassMetricsGetDataProperties(&dp));
+  const bool instructions = metric == "smsp__sass_inst_executed";
+  if (dp.numOfPatchedInstructionRecords == 0 && !instructions) {
+    // CUPTI patches only the instructions a metric applies to: none patched
+    // for a branch metric means the kernel has no branch instruction (a copy
+    // whose bounds check is predicated), an answer rather than a failure.
+    SampledPcs none;
+    none.log = "SASS metrics (" + metric + "): patched no instruction (the kernel has none)";
+    return none;
+  }
   if (dp.numOfPatchedInstructionRecords == 0 || dp.numOfInstances == 0)
     return Error::infrastructure("CUPTI SASS metrics patched no instruction of the kernel");
   std::vector<CUpti_SassMetrics_InstanceValue> values(dp.numOfPatchedInstructionRecords *
@@ -120,7 +129,7 @@ Result<SampledPcs> count_sass_metric(CUcontext context, CUdevice device, const L
             " patched instructions, " + std::to_string(out.samples) + " counted";
   // Only the instruction count must be positive (every launch executes
   // something); a branch count of 0 is a valid answer.
-  if (out.samples == 0 && metric == "smsp__sass_inst_executed")
+  if (out.samples == 0 && instructions)
     return Error::infrastructure("CUPTI SASS metrics counted no executed instruction (" + out.log +
                                  ")");
   return out;

@@ -20,7 +20,9 @@ Result<SampledPcs> count_instructions(CUcontext context, CUdevice device, const 
 
 // The same for any SASS metric ("smsp__sass_branch_targets_threads_divergent"):
 // per-PC values of one launch, their sum in `samples`. One metric per
-// process, for the reason above.
+// process, for the reason above. A metric that applies to no instruction of
+// the kernel (branch metrics of a kernel without branches) gives no PCs and
+// 0, not an error; only smsp__sass_inst_executed must patch something.
 Result<SampledPcs> count_sass_metric(CUcontext context, CUdevice device, const LaunchOnce& launch,
                                      const std::string& metric);
 

@@ -98,9 +98,16 @@ nlohmann::json Evaluation::to_json() const {
 
 void Evaluation::conclude(bool any_faster, bool any_worse, double min_improvement) {
   improved = any_faster && !any_worse && geomean_ratio <= 1 - min_improvement;
-  summary = std::string(improved    ? "improved"
-                        : any_worse ? "slower on some shapes"
-                                    : "no gain") +
+  // Which shapes lost, so the record and the reflection say what bound a
+  // rejected candidate that was faster overall.
+  std::string slower;
+  for (const ShapeEvaluation& s : shapes)
+    if (s.verdict == ShapeVerdict::kSlower)
+      slower += (slower.empty() ? "" : ", ") + s.shape + " x" + format_number(s.ratio);
+  summary = std::string(improved ? "improved"
+                        : any_worse
+                            ? "slower on some shapes" + (slower.empty() ? "" : " (" + slower + ")")
+                            : "no gain") +
             ": geomean time ratio " + format_number(geomean_ratio) + " (speedup " +
             format_number(1 / geomean_ratio) + "x)";
 }

@@ -51,6 +51,20 @@ std::vector<const Kernel*> order_by_workload(const Manifest& manifest, const Tas
   return order;
 }
 
+std::vector<double> split_sweep_budget(const std::vector<const Kernel*>& order,
+                                       const TaskList* tasks, double total_s) {
+  const size_t n = order.size();
+  std::vector<double> budgets(n, 0);
+  if (n == 0) return budgets;
+  double shares = 0;
+  for (const Kernel* k : order) shares += tasks ? tasks->kernel_share(k->name) : 0;
+  for (size_t i = 0; i < n; ++i) {
+    double weight = shares > 0 ? tasks->kernel_share(order[i]->name) / shares : 1.0 / n;
+    budgets[i] = total_s * (0.5 / n + 0.5 * weight);
+  }
+  return budgets;
+}
+
 std::string workload_focus(const TaskList& tasks, const Kernel& kernel) {
   double total = tasks.kernel_share(kernel.name);
   if (total <= 0) return "";

@@ -29,6 +29,13 @@ std::vector<const Kernel*> order_by_workload(const Manifest& manifest, const Tas
 // with the manifest shapes of that phase. Empty when the kernel never ran.
 std::string workload_focus(const TaskList& tasks, const Kernel& kernel);
 
+// Splits a sweep's wall time `total_s` over the kernels of `order`: half of it
+// in equal parts (every kernel gets a look), the other half by each kernel's
+// share of the workload's GPU time (in equal parts too without a task list or
+// when none of them ran). The budgets add up to total_s, in `order`'s order.
+std::vector<double> split_sweep_budget(const std::vector<const Kernel*>& order,
+                                       const TaskList* tasks, double total_s);
+
 // For `kgate sweep`: the order, with a progress line saying where it came from.
 std::vector<const Kernel*> sweep_order(const Manifest& manifest,
                                        const std::filesystem::path& state_dir, std::string* note);

@@ -2,6 +2,7 @@
 // then an episode per kernel; each accepted result is written as a proposal
 // and handed to the bot, which opens (or updates) its pull request on the
 // configured forge: the local forge when nothing is configured.
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
@@ -45,7 +46,8 @@ Status record_baselines(const Manifest& manifest, const std::string& backend_nam
   return {};
 }
 
-int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines) {
+int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
+        double total_budget_s) {
   auto manifest = load_manifest(args.repo);
   if (!manifest.ok()) return fail(manifest.error());
   // Before any episode: a forge that cannot open fails in a second, not after an hour.
@@ -60,9 +62,20 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines) {
     progress("baselines: skipped (--no-baselines)");
   }
   std::string order_note;
-  auto order = sweep_order(
-      *manifest, to_optimize_options(args, *manifest, backend).episode.state_dir, &order_note);
+  const auto state_dir = to_optimize_options(args, *manifest, backend).episode.state_dir;
+  auto order = sweep_order(*manifest, state_dir, &order_note);
   progress(order_note);
+  // --total-budget-s: the hottest kernels get the most time (a missing or
+  // unreadable task list splits it evenly; sweep_order already said why).
+  std::vector<const Kernel*> runnable;
+  for (const Kernel* k : order)
+    if (k->implementation(backend)) runnable.push_back(k);
+  std::vector<double> budgets;
+  if (total_budget_s > 0) {
+    auto tasks = load_task_list(state_dir);
+    const TaskList* list = tasks.ok() && tasks->has_value() ? &**tasks : nullptr;
+    budgets = split_sweep_budget(runnable, list, total_budget_s);
+  }
   TextTable table({"kernel", "iterations", "best", "speedup", "proposal / note", "pull request"});
   bool infrastructure_failed = false;
   for (const Kernel* kernel_ptr : order) {
@@ -71,9 +84,16 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines) {
       progress("skipping " + kernel.name + ": no " + backend + " implementation");
       continue;
     }
-    progress("sweep: " + kernel.name);
-    auto outcome =
-        optimize_kernel(*manifest, kernel, to_optimize_options(args, *manifest, backend));
+    OptimizeOptions options = to_optimize_options(args, *manifest, backend);
+    if (!budgets.empty()) {
+      size_t at = std::find(runnable.begin(), runnable.end(), &kernel) - runnable.begin();
+      options.episode.budget_s = budgets[at];
+      progress("sweep: " + kernel.name + " (budget " + format_number(budgets[at]) + " s of " +
+               format_number(total_budget_s) + " s)");
+    } else {
+      progress("sweep: " + kernel.name);
+    }
+    auto outcome = optimize_kernel(*manifest, kernel, options);
     if (!outcome.ok()) {
       warn(kernel.name + ": " + outcome.error().message);
       infrastructure_failed |= outcome.error().kind == ExitCode::kInfrastructure;
@@ -98,10 +118,17 @@ CommandRegistration registration(
       auto args = std::make_shared<AgentCliOptions>();
       auto handoff = std::make_shared<ProposalHandoff>();
       auto no_baselines = std::make_shared<bool>(false);
+      auto total_budget = std::make_shared<double>(0);
       add_agent_options(app, *args);
       handoff->add_options(app);
       app.add_flag("--no-baselines", *no_baselines, "Do not record baselines before the episodes");
-      return [args, handoff, no_baselines] { return run(*args, *handoff, !*no_baselines); };
+      app.add_option("--total-budget-s", *total_budget,
+                     "Wall time of all episodes together, split by the workload's GPU time "
+                     "(half evenly, half by share; replaces --budget-s)")
+          ->check(CLI::NonNegativeNumber);
+      return [args, handoff, no_baselines, total_budget] {
+        return run(*args, *handoff, !*no_baselines, *total_budget);
+      };
     });
 
 }  // namespace

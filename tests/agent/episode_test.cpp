@@ -270,10 +270,13 @@ TEST(OptimizeCommand, RefusesNumericsFlagsAndListsLessons) {
 TEST(SweepCommand, RecordsBaselinesRunsEpisodesAndWritesProposals) {
   testing::TempDir dir;
   auto repo = copy_fixture(dir);
-  auto out =
-      testing::run_kgate({"sweep", "--repo", repo.string(), "--backend", "host", "--max-iters", "2",
-                          "--patience", "2", "--shapes", "rows-64", "--shape-budget-s", "0.5"});
+  auto out = testing::run_kgate({"sweep", "--repo", repo.string(), "--backend", "host",
+                                 "--max-iters", "2", "--patience", "2", "--shapes", "rows-64",
+                                 "--shape-budget-s", "0.5", "--total-budget-s", "120"});
   ASSERT_EQ(out.exit_code, 0) << out.err;
+  // No task list: the one kernel gets the whole sweep budget.
+  EXPECT_NE(out.err.find("sweep: rmsnorm_f32 (budget 120 s of 120 s)"), std::string::npos)
+      << out.err;
   EXPECT_NE(out.out.find("rmsnorm_f32"), std::string::npos) << out.out;
   EXPECT_TRUE(std::filesystem::is_directory(repo / "baselines")) << out.err;
   EXPECT_TRUE(std::filesystem::is_directory(repo / ".kgate" / "episodes"));

@@ -74,3 +74,31 @@ TEST_F(WorkloadPriorityTest, SweepReadsTheStoredTaskList) {
 
 }  // namespace
 }  // namespace kgate
+
+namespace kgate {
+namespace {
+
+TEST_F(WorkloadPriorityTest, SweepBudgetFollowsGpuTimeAndGivesEveryKernelALook) {
+  auto order = order_by_workload(manifest, &tasks);
+  auto budgets = split_sweep_budget(order, &tasks, 600);
+  ASSERT_EQ(budgets.size(), order.size());
+  double sum = 0;
+  for (double b : budgets) sum += b;
+  EXPECT_NEAR(sum, 600, 1e-9);
+  const double floor = 0.5 * 600 / order.size();
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_GE(budgets[i], floor - 1e-9) << order[i]->name;
+    if (i > 0) {
+      EXPECT_GE(budgets[i - 1], budgets[i]) << order[i - 1]->name;  // hottest first
+    }
+  }
+  // The hottest kernel (gemv in the recorded decode) gets the most, well above an equal part.
+  EXPECT_GT(budgets.front(), 1.5 * 600 / order.size());
+  // Without a task list: equal parts.
+  for (double b : split_sweep_budget(order, nullptr, 600))
+    EXPECT_NEAR(b, 600.0 / order.size(), 1e-9);
+  EXPECT_TRUE(split_sweep_budget({}, &tasks, 600).empty());
+}
+
+}  // namespace
+}  // namespace kgate

@@ -95,7 +95,8 @@ std::string workload_focus(const TaskList& tasks, const Kernel& kernel) {
 }
 
 std::vector<const Kernel*> sweep_order(const Manifest& manifest,
-                                       const std::filesystem::path& state_dir, std::string* note) {
+                                       const std::filesystem::path& state_dir, std::string* note,
+                                       std::optional<TaskList>* tasks_out) {
   auto tasks = load_task_list(state_dir);
   if (!tasks.ok()) {
     if (note) *note = tasks.error().message + "; sweeping in manifest order";
@@ -107,6 +108,7 @@ std::vector<const Kernel*> sweep_order(const Manifest& manifest,
               " (run `kgate extract`); sweeping in manifest order";
     return order_by_workload(manifest, nullptr);
   }
+  if (tasks_out) *tasks_out = **tasks;
   auto order = order_by_workload(manifest, &**tasks);
   if (note) {
     *note = "sweeping hottest first (workload task list):";

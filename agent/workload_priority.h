@@ -36,8 +36,11 @@ std::string workload_focus(const TaskList& tasks, const Kernel& kernel);
 std::vector<double> split_sweep_budget(const std::vector<const Kernel*>& order,
                                        const TaskList* tasks, double total_s);
 
-// For `kgate sweep`: the order, with a progress line saying where it came from.
+// For `kgate sweep`: the order, with a progress line saying where it came
+// from; `tasks`, when given, receives the task list it was read from (left
+// empty without one), so the caller does not read it again.
 std::vector<const Kernel*> sweep_order(const Manifest& manifest,
-                                       const std::filesystem::path& state_dir, std::string* note);
+                                       const std::filesystem::path& state_dir, std::string* note,
+                                       std::optional<TaskList>* tasks = nullptr);
 
 }  // namespace kgate

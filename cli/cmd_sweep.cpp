@@ -2,8 +2,8 @@
 // then an episode per kernel; each accepted result is written as a proposal
 // and handed to the bot, which opens (or updates) its pull request on the
 // configured forge: the local forge when nothing is configured.
-#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "agent/workload_priority.h"
@@ -63,19 +63,18 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
   }
   std::string order_note;
   const auto state_dir = to_optimize_options(args, *manifest, backend).episode.state_dir;
-  auto order = sweep_order(*manifest, state_dir, &order_note);
+  std::optional<TaskList> tasks;
+  auto order = sweep_order(*manifest, state_dir, &order_note, &tasks);
   progress(order_note);
-  // --total-budget-s: the hottest kernels get the most time (a missing or
-  // unreadable task list splits it evenly; sweep_order already said why).
+  // --total-budget-s: the hottest kernels get the most time (without a task
+  // list it is split evenly; sweep_order already said why).
   std::vector<const Kernel*> runnable;
   for (const Kernel* k : order)
     if (k->implementation(backend)) runnable.push_back(k);
   std::vector<double> budgets;
-  if (total_budget_s > 0) {
-    auto tasks = load_task_list(state_dir);
-    const TaskList* list = tasks.ok() && tasks->has_value() ? &**tasks : nullptr;
-    budgets = split_sweep_budget(runnable, list, total_budget_s);
-  }
+  if (total_budget_s > 0)
+    budgets = split_sweep_budget(runnable, tasks ? &*tasks : nullptr, total_budget_s);
+  size_t next_budget = 0;  // budgets follow `runnable`, the loop's order
   TextTable table({"kernel", "iterations", "best", "speedup", "proposal / note", "pull request"});
   bool infrastructure_failed = false;
   for (const Kernel* kernel_ptr : order) {
@@ -86,9 +85,9 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
     }
     OptimizeOptions options = to_optimize_options(args, *manifest, backend);
     if (!budgets.empty()) {
-      size_t at = std::find(runnable.begin(), runnable.end(), &kernel) - runnable.begin();
-      options.episode.budget_s = budgets[at];
-      progress("sweep: " + kernel.name + " (budget " + format_number(budgets[at]) + " s of " +
+      const double budget = budgets[next_budget++];
+      options.episode.budget_s = budget;
+      progress("sweep: " + kernel.name + " (budget " + format_number(budget) + " s of " +
                format_number(total_budget_s) + " s)");
     } else {
       progress("sweep: " + kernel.name);

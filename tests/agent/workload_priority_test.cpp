@@ -64,8 +64,11 @@ TEST_F(WorkloadPriorityTest, SweepReadsTheStoredTaskList) {
   EXPECT_EQ(plain.front(), &manifest.kernels.front());
   std::filesystem::create_directories(task_list_path(state.path()).parent_path());
   ASSERT_TRUE(write_file_atomic(task_list_path(state.path()), tasks.to_json().dump()).ok());
-  auto hot = sweep_order(manifest, state.path(), &note);
+  std::optional<TaskList> read;
+  auto hot = sweep_order(manifest, state.path(), &note, &read);
   EXPECT_EQ(hot, order_by_workload(manifest, &tasks));
+  ASSERT_TRUE(read.has_value());  // handed back, so the sweep reads the file once
+  EXPECT_EQ(read->kernel_share("gemv"), tasks.kernel_share("gemv"));
   EXPECT_NE(note.find("hottest first"), std::string::npos) << note;
   testing::write(task_list_path(state.path()), "{broken");
   auto broken = sweep_order(manifest, state.path(), &note);

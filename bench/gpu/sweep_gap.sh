@@ -27,6 +27,11 @@ set -u
 KGATE=$(readlink -f "$1") EXAMPLE=$2 OUT=$(mkdir -p "$3" && cd "$3" && pwd)
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 BUDGET=${SWEEP_BUDGET_S:-35} RUNS=${RUNS:-5}
+# SWEEP_TOTAL_BUDGET_S: one budget for the whole sweep instead (kgate sweep
+# --total-budget-s: half split evenly, half by the workload's GPU-time share).
+budget_args=(--budget-s "$BUDGET")
+[ -n "${SWEEP_TOTAL_BUDGET_S:-}" ] && budget_args=(--total-budget-s "$SWEEP_TOTAL_BUDGET_S") &&
+  BUDGET=$(( SWEEP_TOTAL_BUDGET_S / 6 ))
 REPO=${SWEEP_REPO:-/tmp/kgate-sweep-gap} STATE="$OUT/sweep-state" WORK=/tmp/kgate-sweep-gap-trees
 start=$(date +%s)
 elapsed() { echo "=== $1 after $(( $(date +%s) - start ))s" >&2; }
@@ -46,7 +51,7 @@ elapsed extract
 
 # 2. The sweep, in the task list's order, on the decode and prefill shapes.
 timeout $((6 * (BUDGET + 50))) "$KGATE" sweep --repo "$REPO" --backend cuda --agent tuner --new \
-  --state-dir "$STATE" --no-baselines --seed 1 --max-iters 20 --patience 4 --budget-s "$BUDGET" \
+  --state-dir "$STATE" --no-baselines --seed 1 --max-iters 20 --patience 4 "${budget_args[@]}" \
   --phases decode,prefill --shape-budget-s 0.25 > "$OUT/sweep.log" 2>&1
 echo "=== sweep exit $?" >> "$OUT/sweep.log"
 tail -12 "$OUT/sweep.log" >&2

@@ -30,6 +30,16 @@
 #endif
 
 #define TUNED (VEC > 1 || ROWS > 1 || BATCH_TILE > 1)
+// The tuned versions ask for full occupancy (2048 threads per multiprocessor,
+// so at most 32 registers a thread). Without it a BATCH_TILE's partial sums
+// take registers from every block, batch 1 (which needs every warp's loads in
+// flight) runs fewer warps, and down-b1's 2048 blocks need a third wave: on the
+// H200 BATCH_TILE=8 made down-b1 6% slower and was never kept. With it, the
+// batch-1 shapes run as fast as at BATCH_TILE=1 and up-b8 2.6x faster. Some
+// (BATCH_TILE, UNROLL) pairs spill under the cap and lose; the gate rejects them.
+#if TUNED
+#define TUNED_LAUNCH_BOUNDS __launch_bounds__(BLOCK, 2048 / BLOCK)
+#endif
 #include "block_reduce.cuh"
 #include "half_vec.cuh"
 

@@ -16,10 +16,12 @@
 #ifndef TUNED  // a kernel whose tuned version has other switches defines it first
 #define TUNED (VEC > 1)
 #endif
+#ifndef TUNED_LAUNCH_BOUNDS  // a kernel that needs more than BLOCK (gemv) defines it first
 #if TUNED
 #define TUNED_LAUNCH_BOUNDS __launch_bounds__(BLOCK)
 #else
 #define TUNED_LAUNCH_BOUNDS
+#endif
 #endif
 
 template <int V>

@@ -70,6 +70,10 @@ std::string bounded(const std::string& text, size_t max_chars) {
   return text.substr(0, max_chars - note.size()) + note;
 }
 
+double launch_floor_s(const std::string& backend) {
+  return backend == "cuda" ? 8e-6 : 2e-6;
+}
+
 std::string classify_bottleneck(const std::vector<ShapeEvaluation>& timing,
                                 const ResourceReport& resources, const std::string& backend) {
   if (resources.spill_store_bytes > 0 || resources.spill_load_bytes > 0 ||
@@ -85,8 +89,7 @@ std::string classify_bottleneck(const std::vector<ShapeEvaluation>& timing,
   if (times.empty()) return "unknown";
   std::sort(times.begin(), times.end());
   // Most shapes finishing within a few launch latencies: launch overhead dominates.
-  double launch_floor = backend == "cuda" ? 8e-6 : 2e-6;
-  if (times[times.size() / 2] < launch_floor) return "launch-bound";
+  if (times[times.size() / 2] < launch_floor_s(backend)) return "launch-bound";
   return bytes > 0 ? "memory-bound" : "unknown";
 }
 

@@ -54,6 +54,10 @@ std::string classify_bottleneck(const std::vector<ShapeEvaluation>& timing,
 
 // The summary shown as "profile": per shape time and achieved bandwidth,
 // registers, spills, shared memory.
+// A few launch latencies on `backend`: a shape faster than this is bound by
+// its launch, not its work.
+double launch_floor_s(const std::string& backend);
+
 std::string timing_profile_summary(const std::vector<ShapeEvaluation>& timing,
                                    const ResourceReport& resources, const std::string& backend);
 

@@ -85,6 +85,7 @@ nlohmann::json EpisodeRecord::to_json() const {
                       {"iterations", nlohmann::json::array()}};
   j["baseline"] = baseline ? baseline->to_json() : nlohmann::json();
   j["final"] = final_evaluation ? final_evaluation->to_json() : nlohmann::json();
+  j["bounds"] = bounds ? bounds->to_json() : nlohmann::json();
   for (const IterationRecord& it : iterations) j["iterations"].push_back(it.to_json());
   return j;
 }
@@ -118,6 +119,8 @@ Result<EpisodeRecord> EpisodeRecord::from_json(const nlohmann::json& j) {
     r.baseline = Evaluation::from_json(j["baseline"]);
   if (j.contains("final") && j["final"].is_object())
     r.final_evaluation = Evaluation::from_json(j["final"]);
+  if (j.contains("bounds") && j["bounds"].is_object())
+    r.bounds = EpisodeBounds::from_json(j["bounds"]);
   if (j.contains("iterations"))
     for (const auto& it : j["iterations"]) r.iterations.push_back(IterationRecord::from_json(it));
   return r;

@@ -14,6 +14,7 @@
 
 #include "agent/agent_answer.h"
 #include "agent/candidate_evaluator.h"
+#include "agent/episode_bounds.h"
 #include "core/status.h"
 
 namespace kgate {
@@ -60,6 +61,7 @@ struct EpisodeRecord {
   nlohmann::json best_candidate = nlohmann::json::object();
   double best_speedup = 1;                     // product of accepted speedups over the original
   std::optional<Evaluation> final_evaluation;  // best against the original, at the end
+  std::optional<EpisodeBounds> bounds;         // what bounds the best, per shape, at the end
   double elapsed_s = 0;                        // wall time used over all runs (resumes add up)
   std::vector<IterationRecord> iterations;
 

@@ -11,6 +11,7 @@
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/number_format.h"
+#include "runner/profile/roofline.h"
 
 namespace kgate {
 namespace {
@@ -87,6 +88,21 @@ ResourceReport best_resources(const EpisodeRecord& r) {
     if (it.evaluation) return it.evaluation->resources;
   }
   return r.baseline ? r.baseline->resources : ResourceReport{};
+}
+
+// The GPU's measured copy ceiling, stored by `kgate profile` (roofline.h),
+// and a note saying where it came from or why there is none.
+std::pair<std::optional<double>, std::string> copy_ceiling(const std::string& backend,
+                                                           const nlohmann::json& device) {
+  if (backend != "cuda") return {std::nullopt, "the " + backend + " backend has no copy ceiling"};
+  const std::string gpu = device.is_object() ? device.value("name", "") : "";
+  if (gpu.empty()) return {std::nullopt, "the device is unknown, so no copy ceiling"};
+  auto store = profile::CeilingStore::default_store();
+  if (auto c = store.find(gpu); c && c->bandwidth_bytes_per_s > 0)
+    return {c->bandwidth_bytes_per_s, "copy ceiling of the " + gpu + " measured " + c->measured_at +
+                                          ", " + store.file().string()};
+  return {std::nullopt, "no copy ceiling stored for the " + gpu +
+                            " yet: `kgate profile` measures it once and stores it"};
 }
 
 bool is_compile_failure(const IterationRecord& it) {
@@ -436,6 +452,18 @@ Result<EpisodeResult> EpisodeRunner::run() {
       return final_eval.error();
     }
     rec.final_evaluation = *final_eval;
+  }
+  {  // What bounds the best, shape by shape, for the record and the summary.
+    std::vector<ShapeEvaluation> timing = best_timing(rec);
+    nlohmann::json device = rec.baseline ? rec.baseline->device : nlohmann::json();
+    if (rec.final_evaluation) {  // the final gate's fresh timing of the best
+      timing = rec.final_evaluation->shapes;
+      for (ShapeEvaluation& t : timing) t.best_s = t.candidate_s;
+      if (rec.final_evaluation->device.is_object()) device = rec.final_evaluation->device;
+    }
+    auto [ceiling, note] = copy_ceiling(options_.backend, device);
+    rec.bounds = episode_bounds(timing, best_resources(rec), ceiling, note,
+                                launch_floor_s(options_.backend));
   }
   rec.status = "finished";
   rec.stop_reason = stop_reason;

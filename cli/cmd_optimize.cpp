@@ -80,6 +80,7 @@ int run(const std::string& kernel_name, const AgentCliOptions& args, ProposalHan
   } else {
     std::printf("\nno candidate beat the original\n");
   }
+  if (r.bounds) std::printf("\n%s", r.bounds->text().c_str());
   std::printf("record: %s\n", (outcome->episode.dir / "episode.json").c_str());
   if (!outcome->proposal.empty()) std::printf("proposal: %s\n", outcome->proposal.c_str());
   if (handoff.enabled())

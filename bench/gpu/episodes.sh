@@ -17,6 +17,10 @@ STATE="$OUT/episodes-state"
 mkdir -p "$STATE"
 # kernel:episode budget in seconds (the softmax and gemv gates draw large inputs on the host).
 # EPISODE_BUDGETS overrides the list below ("kernel:seconds ...").
+# The GPU's copy ceiling, measured once and stored (roofline.h), so each
+# episode's record says what bounds its best against it (episode_bounds.h).
+"$KGATE" profile rmsnorm --repo "$REPO" --backend cuda --shape decode-b1 --no-counters \
+  > "$OUT/episodes-ceiling.log" 2>&1 || echo "=== the copy ceiling was not measured" >&2
 for spec in ${EPISODE_BUDGETS:-rmsnorm:50 fused_add_rmsnorm:50 silu_and_mul:50 rotary_embedding:50 softmax:70 gemv:80}; do
   k=${spec%%:*} budget=${spec##*:}
   shapes=$(python3 "$HERE/episodes_table.py" --manifest "$REPO/kgate.json" --shapes-of "$k")

@@ -85,6 +85,15 @@ TEST(TunerEpisode, ImprovesRecordsLearnsAndResumes) {
     EXPECT_NE(disk->iterations[1].prompt.find("## Last results"), std::string::npos);
   }
 
+  // What bounds the best, per gated shape (the host has no copy ceiling).
+  ASSERT_TRUE(disk->bounds);
+  ASSERT_EQ(disk->bounds->shapes.size(), 2u);
+  for (const ShapeBound& b : disk->bounds->shapes) {
+    EXPECT_EQ(b.bound, kBoundUnmeasured) << b.why;
+    EXPECT_GT(b.bytes_per_s, 0);
+  }
+  EXPECT_NE(disk->bounds->ceiling_note.find("host backend"), std::string::npos);
+
   // The proposal for the bot.
   ASSERT_FALSE(first->proposal.empty());
   auto proposal = nlohmann::json::parse(testing::read(first->proposal));

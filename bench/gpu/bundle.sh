@@ -25,7 +25,7 @@ done
 cp "$BUILD/libkgate_trace.so" "$DEST/bin/" && strip "$DEST/bin/libkgate_trace.so"
 cp -r examples "$DEST/src/"
 rm -rf "$DEST"/src/examples/*/workload/build  # rebuilt there for its GPU
-mkdir -p "$DEST/src/bench/gpu" && cp bench/pytorch_ops.py bench/episodes_table.py bench/sweep_gap.py "$DEST/src/bench/"
-cp bench/gpu/episodes.sh bench/gpu/deployment_gap.sh bench/gpu/sweep_gap.sh "$DEST/src/bench/gpu/"
+mkdir -p "$DEST/src/bench/gpu" && cp bench/pytorch_ops.py bench/episodes_table.py bench/sweep_gap.py bench/set_tunable_defaults.py "$DEST/src/bench/"
+cp bench/gpu/episodes.sh bench/gpu/deployment_gap.sh bench/gpu/sweep_gap.sh bench/gpu/tunable_grid.sh "$DEST/src/bench/gpu/"
 cp bench/gpu/run_all.sh "$DEST/"
 du -sh "$DEST"

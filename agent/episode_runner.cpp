@@ -224,7 +224,10 @@ Result<EpisodeResult> EpisodeRunner::run() {
       stop_reason = "iteration cap (" + std::to_string(options_.max_iters) + ") reached";
       break;
     }
-    if (options_.budget_s > 0 && elapsed() >= options_.budget_s) {
+    // At least one iteration whatever the budget: timing the original (and
+    // computing its references) can use a short budget up alone, and an
+    // episode that gated no candidate has learned nothing.
+    if (n > 0 && options_.budget_s > 0 && elapsed() >= options_.budget_s) {
       stop_reason = "time budget (" + format_number(options_.budget_s) + " s) used";
       break;
     }

@@ -29,7 +29,7 @@ struct EpisodeOptions {
   std::string agent = "tuner";      // recorded; resumes match on it
   int max_iters = 8;
   int patience = 4;     // iterations in a row without improvement
-  double budget_s = 0;  // wall time over all runs; 0: none
+  double budget_s = 0;  // wall time over all runs; 0: none; one iteration runs regardless
   uint64_t seed = 1;
   bool resume = true;    // continue an interrupted episode of this kernel
   int replan_after = 3;  // compile failures in a row

@@ -65,6 +65,12 @@ std::vector<double> split_sweep_budget(const std::vector<const Kernel*>& order,
   return budgets;
 }
 
+double next_sweep_budget(const std::vector<const Kernel*>& rest, const TaskList* tasks,
+                         double left_s) {
+  if (rest.empty() || left_s <= 0) return 0;
+  return split_sweep_budget(rest, tasks, left_s).front();
+}
+
 std::string workload_focus(const TaskList& tasks, const Kernel& kernel) {
   double total = tasks.kernel_share(kernel.name);
   if (total <= 0) return "";

@@ -36,6 +36,14 @@ std::string workload_focus(const TaskList& tasks, const Kernel& kernel);
 std::vector<double> split_sweep_budget(const std::vector<const Kernel*>& order,
                                        const TaskList* tasks, double total_s);
 
+// The budget of the next kernel of a sweep, `rest` being it and the kernels
+// after it: split_sweep_budget over `rest` of the `left_s` seconds the sweep
+// has left, so an episode that ran over (its last iteration and final gate
+// run past its budget) is paid for by the later ones and one that stopped
+// early leaves them its time. 0 when nothing is left.
+double next_sweep_budget(const std::vector<const Kernel*>& rest, const TaskList* tasks,
+                         double left_s);
+
 // For `kgate sweep`: the order, with a progress line saying where it came
 // from; `tasks`, when given, receives the task list it was read from (left
 // empty without one), so the caller does not read it again.

@@ -2,6 +2,7 @@
 // then an episode per kernel; each accepted result is written as a proposal
 // and handed to the bot, which opens (or updates) its pull request on the
 // configured forge: the local forge when nothing is configured.
+#include <chrono>
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -71,10 +72,10 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
   std::vector<const Kernel*> runnable;
   for (const Kernel* k : order)
     if (k->implementation(backend)) runnable.push_back(k);
-  std::vector<double> budgets;
-  if (total_budget_s > 0)
-    budgets = split_sweep_budget(runnable, tasks ? &*tasks : nullptr, total_budget_s);
-  size_t next_budget = 0;  // budgets follow `runnable`, the loop's order
+  // Each kernel's budget is split from what is left when its turn comes
+  // (next_sweep_budget), so the sweep keeps to the total.
+  size_t next_runnable = 0;  // index in `runnable` of the next kernel the loop reaches
+  const auto sweep_start = std::chrono::steady_clock::now();
   TextTable table({"kernel", "iterations", "best", "speedup", "proposal / note", "pull request"});
   bool infrastructure_failed = false;
   for (const Kernel* kernel_ptr : order) {
@@ -84,11 +85,22 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
       continue;
     }
     OptimizeOptions options = to_optimize_options(args, *manifest, backend);
-    if (!budgets.empty()) {
-      const double budget = budgets[next_budget++];
+    const std::vector<const Kernel*> rest(runnable.begin() + next_runnable++, runnable.end());
+    if (total_budget_s > 0) {
+      const double left =
+          total_budget_s -
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count();
+      const double budget = next_sweep_budget(rest, tasks ? &*tasks : nullptr, left);
+      if (budget <= 0) {
+        progress("sweep: " + kernel.name + " skipped: the total budget (" +
+                 format_number(total_budget_s) + " s) is used");
+        table.add({kernel.name, "-", "-", "-",
+                   "skipped: total budget (" + format_number(total_budget_s) + " s) used", "-"});
+        continue;
+      }
       options.episode.budget_s = budget;
-      progress("sweep: " + kernel.name + " (budget " + format_number(budget) + " s of " +
-               format_number(total_budget_s) + " s)");
+      progress("sweep: " + kernel.name + " (budget " + format_number(budget) + " s of the " +
+               format_number(left) + " s left of " + format_number(total_budget_s) + " s)");
     } else {
       progress("sweep: " + kernel.name);
     }

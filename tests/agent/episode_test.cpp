@@ -151,6 +151,23 @@ TEST(TunerEpisode, ImprovesRecordsLearnsAndResumes) {
   EXPECT_EQ(resumed->episode.record.status, "finished");
 }
 
+// A budget that timing the original alone uses up still gates one candidate,
+// and then stops the episode.
+TEST(TunerEpisode, ABudgetUsedUpByTheOriginalStillGatesOneCandidate) {
+  testing::TempDir dir;
+  auto repo = copy_fixture(dir);
+  auto manifest = load_manifest(repo);
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  OptimizeOptions o = quick_options(repo, "tuner");
+  o.episode.budget_s = 1e-6;
+  auto result = optimize_kernel(*manifest, *manifest->kernel("rmsnorm_f32"), o);
+  ASSERT_TRUE(result.ok()) << result.error().message;
+  const EpisodeRecord& rec = result->episode.record;
+  ASSERT_EQ(rec.iterations.size(), 1u) << rec.stop_reason;
+  EXPECT_TRUE(rec.iterations[0].evaluation) << "the one candidate went through the gate";
+  EXPECT_EQ(rec.stop_reason.rfind("time budget", 0), 0u) << rec.stop_reason;
+}
+
 // The sumsq fixture with its tunable renamed VEC (a width, in the tuner's
 // reading of names): a memory-bound kernel whose widest value is far faster.
 TEST(TunerEpisode, JumpsToTheWidestAccessFirstAndReportsBandwidth) {
@@ -284,7 +301,8 @@ TEST(SweepCommand, RecordsBaselinesRunsEpisodesAndWritesProposals) {
                                  "--shape-budget-s", "0.5", "--total-budget-s", "120"});
   ASSERT_EQ(out.exit_code, 0) << out.err;
   // No task list: the one kernel gets the whole sweep budget.
-  EXPECT_NE(out.err.find("sweep: rmsnorm_f32 (budget 120 s of 120 s)"), std::string::npos)
+  EXPECT_NE(out.err.find("sweep: rmsnorm_f32 (budget 120 s of the 120 s left of 120 s)"),
+            std::string::npos)
       << out.err;
   EXPECT_NE(out.out.find("rmsnorm_f32"), std::string::npos) << out.out;
   EXPECT_TRUE(std::filesystem::is_directory(repo / "baselines")) << out.err;

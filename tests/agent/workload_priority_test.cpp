@@ -103,5 +103,26 @@ TEST_F(WorkloadPriorityTest, SweepBudgetFollowsGpuTimeAndGivesEveryKernelALook) 
   EXPECT_TRUE(split_sweep_budget({}, &tasks, 600).empty());
 }
 
+TEST_F(WorkloadPriorityTest, NextSweepBudgetSplitsWhatIsLeft) {
+  auto order = order_by_workload(manifest, &tasks);
+  ASSERT_GE(order.size(), 3u);
+  const auto planned = split_sweep_budget(order, &tasks, 600);
+  // At the start: the first kernel's planned budget.
+  EXPECT_NEAR(next_sweep_budget(order, &tasks, 600), planned[0], 1e-9);
+  // The first episode ran 100 s over its budget: the second kernel's budget is
+  // split from what is left, so it and the later ones pay for the overrun ...
+  std::vector<const Kernel*> rest(order.begin() + 1, order.end());
+  const double left = 600 - (planned[0] + 100);
+  const double second = next_sweep_budget(rest, &tasks, left);
+  EXPECT_LT(second, planned[1]);
+  EXPECT_NEAR(second, split_sweep_budget(rest, &tasks, left)[0], 1e-9);
+  // ... and one that stopped early leaves the later ones its time.
+  EXPECT_GT(next_sweep_budget(rest, &tasks, 600 - planned[0] / 2), planned[1]);
+  // Nothing left, or nobody left: no budget.
+  EXPECT_EQ(next_sweep_budget(rest, &tasks, 0), 0);
+  EXPECT_EQ(next_sweep_budget(rest, &tasks, -5), 0);
+  EXPECT_EQ(next_sweep_budget({}, &tasks, 600), 0);
+}
+
 }  // namespace
 }  // namespace kgate

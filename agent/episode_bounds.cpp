@@ -45,7 +45,12 @@ ShapeBound bound_of(const ShapeEvaluation& t, const ResourceReport& resources,
   b.best_s = t.best_s;
   b.bytes_moved = t.bytes_moved;
   const std::string time = format_seconds(t.best_s);
-  if (t.bytes_moved == 0 || t.best_s <= 0) {
+  if (t.best_s <= 0) {
+    b.bound = kBoundNoTraffic;
+    b.why = "not timed, so no bandwidth to compare.";
+    return b;
+  }
+  if (t.bytes_moved == 0) {
     b.bound = kBoundNoTraffic;
     b.why = time + "; the manifest's arguments give no bytes moved, so no bandwidth to compare.";
     return b;

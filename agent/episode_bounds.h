@@ -25,7 +25,7 @@ inline constexpr const char* kBoundLaunch = "launch";               // a few lau
 inline constexpr const char* kBoundSize = "size";                   // too few bytes to reach it
 inline constexpr const char* kBoundBelow = "below ceiling";         // large, and short of it
 inline constexpr const char* kBoundUnmeasured = "no ceiling";       // no ceiling to compare with
-inline constexpr const char* kBoundNoTraffic = "no traffic model";  // bytes unknown
+inline constexpr const char* kBoundNoTraffic = "no traffic model";  // bytes or time unknown
 
 struct ShapeBound {
   std::string shape, phase;

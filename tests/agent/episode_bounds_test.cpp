@@ -46,6 +46,11 @@ TEST(EpisodeBounds, NamesWhatBoundsEachShape) {
   EXPECT_EQ(b.shapes[3].bound, kBoundLaunch);
   EXPECT_EQ(b.shapes[4].bound, kBoundNoTraffic);
   EXPECT_FALSE(b.shapes[4].pct_of_copy);
+  // A shape that was not timed has no bandwidth either.
+  EpisodeBounds untimed =
+      episode_bounds({timed("decode-b1", "decode", 0, 24'576)}, res, kH200Copy, "", 8e-6);
+  EXPECT_EQ(untimed.shapes[0].bound, kBoundNoTraffic);
+  EXPECT_NE(untimed.shapes[0].why.find("not timed"), std::string::npos);
 
   // The text names every shape with its class, after where the ceiling came from.
   const std::string text = b.text();

@@ -31,9 +31,11 @@ TEST(ManifestEditTest, MovesTheChosenValueToTheFrontAndKeepsEverythingElse) {
   ASSERT_TRUE(edited.ok()) << edited.error().message;
   auto lines = changed_lines(text, *edited);
   ASSERT_EQ(lines.size(), 1u) << *edited;
-  EXPECT_EQ(lines[0], "          \"tunables\": {\"ACCUMULATORS\": [4, 1, 2, 8, 16]}");
+  EXPECT_EQ(lines[0],
+            "          \"tunables\": {\"ACCUMULATORS\": [4, 1, 2, 8, 16], \"VEC\": [1, 8]}");
   // rmsnorm declares the same tunable first in the file: it is left alone.
-  EXPECT_NE(edited->find("\"tunables\": {\"ACCUMULATORS\": [1, 2, 4, 8, 16]}"), std::string::npos);
+  EXPECT_NE(edited->find("\"tunables\": {\"ACCUMULATORS\": [1, 2, 4, 8, 16], \"VEC\": [1, 8]}"),
+            std::string::npos);
   EXPECT_NE(edited->find("// kgate manifest for the llm-ops example"), std::string::npos);
 
   auto manifest = parse_manifest(*edited, "kgate.json", testing::example_dir());

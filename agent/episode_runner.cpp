@@ -69,15 +69,19 @@ std::string settings_diff(const Candidate& from, const Candidate& to) {
   return s.empty() ? "no change" : s;
 }
 
-// The timing of the current best, per shape (best_s is its median).
+// The timing of the current best, per shape (best_s is its median): the
+// final gate's once the episode has one (the freshest), else the gate that
+// kept it, else the original's.
 std::vector<ShapeEvaluation> best_timing(const EpisodeRecord& r) {
-  if (r.best_iteration > 0 && r.best_iteration <= static_cast<int>(r.iterations.size())) {
+  const Evaluation* kept = r.final_evaluation ? &*r.final_evaluation : nullptr;
+  if (!kept && r.best_iteration > 0 && r.best_iteration <= static_cast<int>(r.iterations.size())) {
     const auto& it = r.iterations[r.best_iteration - 1];
-    if (it.evaluation) {
-      std::vector<ShapeEvaluation> t = it.evaluation->shapes;
-      for (ShapeEvaluation& s : t) s.best_s = s.candidate_s;
-      return t;
-    }
+    if (it.evaluation) kept = &*it.evaluation;
+  }
+  if (kept) {
+    std::vector<ShapeEvaluation> t = kept->shapes;
+    for (ShapeEvaluation& s : t) s.best_s = s.candidate_s;
+    return t;
   }
   return r.baseline ? r.baseline->shapes : std::vector<ShapeEvaluation>{};
 }
@@ -457,15 +461,12 @@ Result<EpisodeResult> EpisodeRunner::run() {
     rec.final_evaluation = *final_eval;
   }
   {  // What bounds the best, shape by shape, for the record and the summary.
-    std::vector<ShapeEvaluation> timing = best_timing(rec);
-    nlohmann::json device = rec.baseline ? rec.baseline->device : nlohmann::json();
-    if (rec.final_evaluation) {  // the final gate's fresh timing of the best
-      timing = rec.final_evaluation->shapes;
-      for (ShapeEvaluation& t : timing) t.best_s = t.candidate_s;
-      if (rec.final_evaluation->device.is_object()) device = rec.final_evaluation->device;
-    }
-    auto [ceiling, note] = copy_ceiling(options_.backend, device);
-    rec.bounds = episode_bounds(timing, best_resources(rec), ceiling, note,
+    const bool final_device = rec.final_evaluation && rec.final_evaluation->device.is_object();
+    auto [ceiling, note] =
+        copy_ceiling(options_.backend, final_device   ? rec.final_evaluation->device
+                                       : rec.baseline ? rec.baseline->device
+                                                      : nlohmann::json());
+    rec.bounds = episode_bounds(best_timing(rec), best_resources(rec), ceiling, note,
                                 launch_floor_s(options_.backend));
   }
   rec.status = "finished";

@@ -85,8 +85,9 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
       continue;
     }
     OptimizeOptions options = to_optimize_options(args, *manifest, backend);
-    const std::vector<const Kernel*> rest(runnable.begin() + next_runnable++, runnable.end());
+    const size_t at = next_runnable++;  // this kernel's index in `runnable`
     if (total_budget_s > 0) {
+      const std::vector<const Kernel*> rest(runnable.begin() + at, runnable.end());
       const double left =
           total_budget_s -
           std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count();

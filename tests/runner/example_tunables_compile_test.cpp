@@ -11,16 +11,11 @@
 #include "core/manifest_loader.h"
 #include "runner/cuda/cuda_backend.h"
 #include "support/test_support.h"
+#include "support/tunable_check.h"
 #include "support/tunable_combinations.h"
 
 namespace kgate {
 namespace {
-
-std::string combination_text(const Variables& v) {
-  std::string s;
-  for (const auto& [n, x] : v) s += (s.empty() ? "" : " ") + n + "=" + std::to_string(x);
-  return s;
-}
 
 class ExampleTunablesCompile : public ::testing::Test {
  protected:
@@ -47,8 +42,8 @@ class ExampleTunablesCompile : public ::testing::Test {
       auto outcome = backend->compile(r);
       EXPECT_TRUE(outcome.ok()) << outcome.error().message;
       if (!outcome.ok()) continue;
-      EXPECT_TRUE(outcome->ok) << kernel.name << " " << combination_text(combo) << " for " << arch
-                               << ":\n"
+      EXPECT_TRUE(outcome->ok) << kernel.name << " " << testing::combination_text(combo) << " for "
+                               << arch << ":\n"
                                << outcome->digest();
       if (!outcome->ok) continue;
       ++built;
@@ -56,7 +51,7 @@ class ExampleTunablesCompile : public ::testing::Test {
       int registers = outcome->program.resources.registers;
       if (block != combo.end() && registers > 0) {
         EXPECT_LE(registers * block->second, 65536)
-            << kernel.name << " " << combination_text(combo) << " for " << arch << " uses "
+            << kernel.name << " " << testing::combination_text(combo) << " for " << arch << " uses "
             << registers << " registers per thread: a block cannot launch";
       }
     }

@@ -13,14 +13,7 @@ namespace {
 
 class HostBackendTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    // A private compile cache, so the test compiles for real.
-    setenv(
-        "KGATE_CACHE_DIR",
-        (std::filesystem::temp_directory_path() / ("kgate-test-cache-" + std::to_string(getpid())))
-            .c_str(),
-        1);
-  }
+  static void SetUpTestSuite() { testing::use_private_compile_cache(); }
   KernelRunReport run(const Manifest& manifest, const std::string& kernel,
                       const std::string& shape = "", bool time = true) {
     auto backend = make_host_backend();

@@ -17,13 +17,7 @@ namespace {
 
 class ReferenceCacheTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    setenv(
-        "KGATE_CACHE_DIR",
-        (std::filesystem::temp_directory_path() / ("kgate-test-cache-" + std::to_string(getpid())))
-            .c_str(),
-        1);
-  }
+  static void SetUpTestSuite() { testing::use_private_compile_cache(); }
   void SetUp() override {
     auto m = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "bad-kernels");
     ASSERT_TRUE(m.ok()) << m.error().message;

@@ -18,6 +18,7 @@
 #include "core/manifest_loader.h"
 #include "runner/launch_plan.h"
 #include "support/test_support.h"
+#include "support/tunable_check.h"
 #include "support/tunable_combinations.h"
 
 namespace kgate {
@@ -65,12 +66,6 @@ const std::map<std::string, WorkloadLaunch>& workload_launches() {
   return launches;
 }
 
-std::string combination_text(const Variables& vars) {
-  std::string s;
-  for (const auto& [n, x] : vars) s += (s.empty() ? "" : " ") + n + "=" + std::to_string(x);
-  return s;
-}
-
 std::string dims_text(const uint32_t* d) {
   return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
 }
@@ -94,7 +89,8 @@ Comparison compare_with_manifest(const Kernel& kernel, const WorkloadLaunch& lau
     for (const Shape& shape : kernel.shapes) {
       if (!shape.runs_on("cuda")) continue;
       auto plan = plan_launch(kernel, impl, shape, tunables);
-      std::string where = kernel.name + "/" + shape.name + " " + combination_text(tunables);
+      std::string where =
+          kernel.name + "/" + shape.name + " " + testing::combination_text(tunables);
       if (!plan.ok()) {
         ++c.mismatch_count;
         if (c.mismatches.size() < 5) c.mismatches.push_back(where + ": " + plan.error().message);

@@ -56,6 +56,12 @@ std::filesystem::path source_dir() {
   const char* dir = std::getenv("KGATE_TEST_SOURCE_DIR");
   return dir && *dir ? dir : KGATE_SOURCE_DIR;
 }
+void use_private_compile_cache() {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("kgate-test-cache-" + std::to_string(getpid()));
+  setenv("KGATE_CACHE_DIR", dir.c_str(), 1);
+}
+
 std::filesystem::path example_dir() {
   return source_dir() / "examples" / "llm-ops";
 }

@@ -30,6 +30,10 @@ std::string read(const std::filesystem::path& path);
 CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string& cwd = "",
                          double timeout_s = 300);
 
+// Points KGATE_CACHE_DIR at a compile cache of this test process's own, so
+// its tests compile for real instead of reading another run's results.
+void use_private_compile_cache();
+
 std::filesystem::path source_dir();
 std::filesystem::path example_dir();  // examples/llm-ops
 

@@ -47,11 +47,12 @@ std::string upper(std::string s) {
 
 // What a tunable's name says it controls. The order of the checks matters:
 // ROWS_PER_BLOCK is about rows, BATCH_TILE about reuse, not blocks or work.
-enum class Knob { kWidth, kReuse, kWork, kRows, kBlock, kOther };
+enum class Knob { kWidth, kReuse, kSplit, kWork, kRows, kBlock, kOther };
 Knob knob_of(const std::string& name) {
   std::string n = upper(name);
   auto has = [&](const char* w) { return n.find(w) != std::string::npos; };
   if (has("VEC") || has("WIDTH")) return Knob::kWidth;
+  if (has("SPLIT") || has("CLUSTER")) return Knob::kSplit;
   if (has("BATCH") || has("TILE") || has("REUSE")) return Knob::kReuse;
   if (has("ROWS") || has("PER_BLOCK")) return Knob::kRows;
   for (const char* w : {"UNROLL", "ACCUM", "ELEM", "ITEMS", "PER_THREAD", "ILP"})
@@ -94,7 +95,8 @@ std::string settings_text(const Settings& s) {
 // (lower first) from the bottleneck class:
 //   memory-bound (or unknown): the widest access first (VEC to its largest
 //     value: one 16-byte load instead of eight 2-byte ones), reuse to its
-//     largest (BATCH_TILE: each weight load serves more batch rows), then more
+//     largest (BATCH_TILE: each weight load serves more batch rows), rows
+//     split over the most blocks (SPLIT: a cluster per row), then more
 //     accesses in flight one step at a time (UNROLL, ELEMS), then coordinated
 //     pairs (more work per thread with a smaller block: the same threads'
 //     worth of work in fewer, busier threads, where one-at-a-time steps stall),
@@ -163,6 +165,20 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
             "more registers");
         add({{&a, a.at - 1}}, registers ? 2 : 8, "fewer partials per thread free registers",
             "some occupancy back", safe);
+        break;
+      case Knob::kSplit:
+        add({{&a, top}},
+            memory   ? 2
+            : launch ? 4
+                     : 9,
+            "each row spread over the most blocks (one cluster): a few rows keep many more "
+            "multiprocessors busy, and a slice small enough to stay in registers is read once",
+            "up to the split on shapes with few rows; up to 2x where a row was read twice",
+            "a cluster reduction per row; needs thread-block clusters (sm_90)");
+        add({{&a, a.at + 1}}, memory ? 4 : 6, "each row spread over more blocks", "10-100%",
+            "a cluster reduction per row");
+        add({{&a, a.at - 1}}, 7, "fewer blocks per row: less combining across blocks", "5-20%",
+            safe);
         break;
       case Knob::kWork:
         add({{&a, a.at + 1}}, memory || launch ? 3 : 8,

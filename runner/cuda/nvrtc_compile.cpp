@@ -6,6 +6,7 @@
 #include <nvrtc.h>
 
 #include <cstring>
+#include <filesystem>
 
 #include "core/subprocess.h"
 
@@ -34,6 +35,10 @@ Result<RawCompileOutput> compile_here(const RawCompileInput& in) {
   if (!toolkit.ok()) return toolkit.error();
   std::vector<std::string> options = {"--gpu-architecture=" + in.arch, "-std=c++17",
                                       "--ptxas-options=-v", "-I" + toolkit->string()};
+  // CUDA 13 keeps libcu++, CUB and Thrust in include/cccl, which nvcc adds by itself and NVRTC
+  // does not: cooperative_groups.h (thread-block clusters) needs <cuda/std/...> from there.
+  if (std::error_code ec; std::filesystem::is_directory(*toolkit / "cccl", ec))
+    options.push_back("-I" + (*toolkit / "cccl").string());
   for (const auto& dir : in.include_dirs) options.push_back("-I" + dir.string());
   for (const auto& d : in.defines) options.push_back("-D" + d);
   for (const auto& f : in.flags)

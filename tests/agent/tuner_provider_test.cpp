@@ -95,6 +95,21 @@ TEST(TunerSearch, ReuseComesAfterWidthThenWorkInFlight) {
   EXPECT_EQ(p.at("BATCH_TILE"), 1);
 }
 
+TEST(TunerSearch, AMemoryBoundRowIsSplitOverAClusterAfterTheWidestAccess) {
+  const json split_row = {{"BLOCK", {512, 256, 1024}},
+                          {"UNROLL", {1, 2, 4, 8}},
+                          {"VEC", {1, 2, 4, 8}},
+                          {"SPLIT", {1, 2, 4, 8}}};
+  json best = {{"BLOCK", 512}, {"UNROLL", 1}, {"VEC", 8}, {"SPLIT", 1}};
+  Variables p = proposal(context(split_row, best, "memory-bound", {{best, true}}));
+  EXPECT_EQ(p, (Variables{{"BLOCK", 512}, {"UNROLL", 1}, {"VEC", 8}, {"SPLIT", 8}}));
+  EXPECT_NE(ask(context(split_row, best, "memory-bound", {{best, true}})).find("cluster"),
+            std::string::npos);
+  // Register-limited: no split first; the tuner steps back instead.
+  p = proposal(context(split_row, best, "register-limited", {{best, true}}));
+  EXPECT_EQ(p.at("SPLIT"), 1);
+}
+
 TEST(TunerSearch, RegisterLimitedStepsBack) {
   json best = {{"BLOCK", 256}, {"UNROLL", 8}, {"VEC", 8}};
   Variables p = proposal(context(kRowKernel, best, "register-limited"));

@@ -89,7 +89,7 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
   }
   KGATE_RETURN_IF_ERROR(ensure_reference());
 
-  const GatePolicy& policy = manifest_.gate;
+  const GatePolicy policy = with_timer_floor(manifest_.gate, backend_.timer_floor_s());
   ++round_;
   e.correct = true;
   double log_sum = 0;
@@ -144,16 +144,16 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
                                    options_.bootstrap_resamples, m.seed);
     s.ratio_lo = lo;
     s.ratio_hi = hi;
-    if (hi < 1 && s.ratio <= 1 - policy.min_improvement)
-      s.verdict = ShapeVerdict::kFaster;
-    else if (lo > 1 && s.ratio >= 1 + policy.max_regression)
-      s.verdict = ShapeVerdict::kSlower;
-    else if (lo >= 1 - policy.min_improvement && hi <= 1 + policy.max_regression)
-      s.verdict = ShapeVerdict::kSame;
-    else
-      s.verdict = ShapeVerdict::kInconclusive;
-    any_faster |= s.verdict == ShapeVerdict::kFaster;
-    any_slower |= s.verdict == ShapeVerdict::kSlower;
+    // The gate's own rules on this interval (verdict.h), the timer's floor included.
+    RatioInterval interval;
+    interval.estimate = s.ratio, interval.low = lo, interval.high = hi;
+    interval.pairs = static_cast<int>(std::min(r.head_seconds.size(), r.base_seconds.size()));
+    const Verdict verdict = decide(interval, policy, s.best_s);
+    s.verdict = to_shape_verdict(verdict);
+    if (below_change_floor(interval, policy, s.best_s))
+      s.reason = change_floor_text(interval, policy, s.best_s);
+    any_faster |= verdict == Verdict::kFaster;
+    any_slower |= breaks_policy(verdict, interval, policy);
     if (s.ratio > 0) {
       log_sum += std::log(s.ratio);
       ++timed;

@@ -5,6 +5,26 @@
 
 namespace kgate {
 
+ShapeVerdict to_shape_verdict(Verdict v) {
+  switch (v) {
+    case Verdict::kFaster:
+      return ShapeVerdict::kFaster;
+    case Verdict::kSlower:
+      return ShapeVerdict::kSlower;
+    case Verdict::kSame:
+      return ShapeVerdict::kSame;
+    case Verdict::kInconclusive:
+      return ShapeVerdict::kInconclusive;
+    case Verdict::kIncorrect:
+      return ShapeVerdict::kWrong;
+    case Verdict::kNew:
+      return ShapeVerdict::kSame;
+    case Verdict::kError:
+      return ShapeVerdict::kError;
+  }
+  return ShapeVerdict::kError;
+}
+
 nlohmann::json Candidate::to_json() const {
   nlohmann::json t = nlohmann::json::object();
   for (const auto& [k, v] : tunables) t[k] = v;

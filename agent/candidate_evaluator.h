@@ -12,6 +12,7 @@
 #include "core/expression.h"
 #include "core/manifest.h"
 #include "core/status.h"
+#include "gate/verdict.h"
 #include "runner/program.h"
 
 namespace kgate {
@@ -30,11 +31,13 @@ struct Candidate {
 
 enum class ShapeVerdict { kFaster, kSlower, kSame, kInconclusive, kWrong, kError };
 std::string_view to_string(ShapeVerdict verdict);
+// The gate's verdict as a shape's verdict in an episode ("new": same).
+ShapeVerdict to_shape_verdict(Verdict verdict);
 
 struct ShapeEvaluation {
   std::string shape, phase;
   ShapeVerdict verdict = ShapeVerdict::kError;
-  std::string reason;                 // why wrong or errored
+  std::string reason;                 // why wrong or errored, or why a change counts as none
   double best_s = 0;                  // median of the current best
   double candidate_s = 0;             // median of the candidate
   double ratio = 0;                   // candidate / best: below 1 is faster

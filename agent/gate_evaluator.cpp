@@ -7,29 +7,6 @@
 #include "gate/ab_gate.h"
 
 namespace kgate {
-namespace {
-
-ShapeVerdict to_shape_verdict(Verdict v) {
-  switch (v) {
-    case Verdict::kFaster:
-      return ShapeVerdict::kFaster;
-    case Verdict::kSlower:
-      return ShapeVerdict::kSlower;
-    case Verdict::kSame:
-      return ShapeVerdict::kSame;
-    case Verdict::kInconclusive:
-      return ShapeVerdict::kInconclusive;
-    case Verdict::kIncorrect:
-      return ShapeVerdict::kWrong;
-    case Verdict::kNew:
-      return ShapeVerdict::kSame;
-    case Verdict::kError:
-      return ShapeVerdict::kError;
-  }
-  return ShapeVerdict::kError;
-}
-
-}  // namespace
 
 GateEvaluator::GateEvaluator(const Manifest& manifest, const Kernel& kernel, Backend& backend,
                              AbOptions options)

@@ -108,6 +108,10 @@ struct GatePolicy {
   double confidence = 0.99;       // of the interval on the ratio of medians
   double budget_s = 1.0;          // GPU time per kernel-shape for a verdict
   double resolution = 0.01;       // changes smaller than this count as no change
+  // Changes of the median smaller than this, in seconds, count as no change
+  // whatever their ratio (a 1x1 shape at the timer's floor); < 0: the
+  // backend's timer floor (Backend::timer_floor_s).
+  double min_change_s = -1;
 };
 
 struct Kernel {

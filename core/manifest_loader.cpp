@@ -119,9 +119,9 @@ Result<Manifest> Loader::load(const json& doc) {
   }
   if (auto gate = doc.find("gate"); gate != doc.end()) {
     if (!gate->is_object()) return fail("gate", "expected an object");
-    KGATE_RETURN_IF_ERROR(
-        check_keys(*gate, "gate",
-                   {"max_regression", "min_improvement", "confidence", "budget_s", "resolution"}));
+    KGATE_RETURN_IF_ERROR(check_keys(*gate, "gate",
+                                     {"max_regression", "min_improvement", "confidence", "budget_s",
+                                      "resolution", "min_change_s"}));
     GatePolicy& p = manifest.gate;
     auto read = [&](const char* key, double& field, double lo, double hi) -> Status {
       auto value = get_number(*gate, "gate", key, field);
@@ -137,6 +137,8 @@ Result<Manifest> Loader::load(const json& doc) {
     KGATE_RETURN_IF_ERROR(read("confidence", p.confidence, 0.5, 0.9999));
     KGATE_RETURN_IF_ERROR(read("budget_s", p.budget_s, 0.01, 3600.0));
     KGATE_RETURN_IF_ERROR(read("resolution", p.resolution, 0.0, 1.0));
+    if (gate->contains("min_change_s"))
+      KGATE_RETURN_IF_ERROR(read("min_change_s", p.min_change_s, 0.0, 1.0));
   }
   if (auto workload = doc.find("workload"); workload != doc.end()) {
     if (!workload->is_object()) return fail("workload", "expected an object");

@@ -20,11 +20,9 @@ double number_from(const nlohmann::json& j, const char* key) {
 }
 
 nlohmann::json policy_json(const GatePolicy& p) {
-  return {{"max_regression", p.max_regression},
-          {"min_improvement", p.min_improvement},
-          {"confidence", p.confidence},
-          {"budget_s", p.budget_s},
-          {"resolution", p.resolution}};
+  return {{"max_regression", p.max_regression}, {"min_improvement", p.min_improvement},
+          {"confidence", p.confidence},         {"budget_s", p.budget_s},
+          {"resolution", p.resolution},         {"min_change_s", p.min_change_s}};
 }
 GatePolicy policy_from_json(const nlohmann::json& j) {
   GatePolicy p;
@@ -33,6 +31,7 @@ GatePolicy policy_from_json(const nlohmann::json& j) {
   p.confidence = j.value("confidence", p.confidence);
   p.budget_s = j.value("budget_s", p.budget_s);
   p.resolution = j.value("resolution", p.resolution);
+  p.min_change_s = j.value("min_change_s", p.min_change_s);
   return p;
 }
 
@@ -225,7 +224,7 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
   KernelGate gate;
   gate.kernel = kernel.name;
   gate.backend = backend.name();
-  gate.policy = options.policy.value_or(manifest.gate);
+  gate.policy = with_timer_floor(options.policy.value_or(manifest.gate), backend.timer_floor_s());
   const Implementation* impl = kernel.implementation(backend.name());
   if (!impl)
     return Error::bad_input(kernel.name + " has no \"" + backend.name() + "\" implementation in " +
@@ -331,8 +330,10 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     } else {
       s.interval = paired_ratio_interval(measured.head_seconds, measured.base_seconds,
                                          gate.policy.confidence);
-      s.verdict = decide(s.interval, gate.policy);
+      s.verdict = decide(s.interval, gate.policy, s.base_median_s);
       s.fails = breaks_policy(s.verdict, s.interval, gate.policy);
+      if (below_change_floor(s.interval, gate.policy, s.base_median_s))
+        s.reason = change_floor_text(s.interval, gate.policy, s.base_median_s);
       if (s.fails) {
         char buf[160];
         std::snprintf(buf, sizeof buf,

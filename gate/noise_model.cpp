@@ -75,7 +75,7 @@ SimulatedGate simulate_gate(const NoiseModel& model, double head_factor, uint64_
   }
   g.rounds = static_cast<int>(g.head.size());
   g.interval = paired_ratio_interval(g.head, g.base, policy.confidence);
-  g.verdict = decide(g.interval, policy);
+  g.verdict = decide(g.interval, policy, quantile(g.base, 0.5));
   return g;
 }
 

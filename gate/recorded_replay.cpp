@@ -102,7 +102,7 @@ ReplayRates replay_one(const RecordedRounds& rec, const ReplayOptions& o, double
     }
     if (ran_out) break;
     RatioInterval interval = paired_ratio_interval(head, base, o.policy.confidence);
-    Verdict v = decide(interval, o.policy);
+    Verdict v = decide(interval, o.policy, quantile(base, 0.5));
 
     std::vector<double> stored(rec.base.begin() + previous,
                                rec.base.begin() + previous + o.baseline_samples);

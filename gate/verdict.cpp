@@ -1,6 +1,8 @@
 #include "gate/verdict.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <memory>
 
 namespace kgate {
@@ -32,8 +34,27 @@ Verdict verdict_from_string(std::string_view text) {
   return Verdict::kError;
 }
 
-Verdict decide(const RatioInterval& r, const GatePolicy& policy) {
+bool below_change_floor(const RatioInterval& r, const GatePolicy& policy, double base_median_s) {
+  return r.pairs > 0 && base_median_s > 0 && policy.min_change_s > 0 &&
+         std::abs(r.estimate - 1) * base_median_s < policy.min_change_s;
+}
+
+std::string change_floor_text(const RatioInterval& r, const GatePolicy& policy,
+                              double base_median_s) {
+  char text[128];
+  std::snprintf(text, sizeof text, "%+.0f ns, below the %.0f ns floor (min_change_s)",
+                (r.estimate - 1) * base_median_s * 1e9, policy.min_change_s * 1e9);
+  return text;
+}
+
+GatePolicy with_timer_floor(GatePolicy policy, double backend_floor_s) {
+  if (policy.min_change_s < 0) policy.min_change_s = backend_floor_s;
+  return policy;
+}
+
+Verdict decide(const RatioInterval& r, const GatePolicy& policy, double base_median_s) {
   if (r.pairs == 0) return Verdict::kInconclusive;
+  if (below_change_floor(r, policy, base_median_s)) return Verdict::kSame;
   if (r.low > 1 && r.estimate >= 1 + policy.resolution) return Verdict::kSlower;
   double gain = std::max(policy.min_improvement, policy.resolution);
   if (r.high < 1 && r.estimate <= 1 - gain) return Verdict::kFaster;
@@ -56,6 +77,11 @@ bool decided_early(const std::vector<double>& head, const std::vector<double>& b
   if (r.pairs == 0 || r.low <= 0) return false;
   if (r.low > 1 && r.estimate >= 1 + policy.resolution) return true;
   if (r.high < 1 && r.estimate <= 1 - policy.resolution) return true;
+  // A shape at the timer's floor: the whole interval moves the median by less than the floor.
+  const double base_median = quantile(base, 0.5);
+  if (policy.min_change_s > 0 &&
+      std::max(r.high - 1, 1 - r.low) * base_median < policy.min_change_s)
+    return true;
   return r.low >= 1 / (1 + policy.resolution) && r.high <= 1 + policy.resolution;
 }
 

@@ -23,12 +23,27 @@ enum class Verdict {
 std::string_view to_string(Verdict verdict);
 Verdict verdict_from_string(std::string_view text);
 
-// Decides from the interval at the policy's confidence.
+// Decides from the interval at the policy's confidence and the base's median
+// (seconds; 0 when not known, which turns the floor off).
+//   same:    the estimated change of the median, |estimate - 1| * base, is
+//            below min_change_s (the timer's floor), or
+//            1 / (1 + max_regression) <= low and high <= 1 + max_regression
 //   slower:  low > 1 and estimate >= 1 + resolution
 //   faster:  high < 1 and estimate <= 1 - max(min_improvement, resolution)
-//   same:    1 / (1 + max_regression) <= low and high <= 1 + max_regression
 //   else inconclusive.
-Verdict decide(const RatioInterval& interval, const GatePolicy& policy);
+Verdict decide(const RatioInterval& interval, const GatePolicy& policy, double base_median_s);
+
+// Whether the estimated change of the median is below the policy's
+// min_change_s (a negative min_change_s, not yet resolved, counts as 0).
+bool below_change_floor(const RatioInterval& interval, const GatePolicy& policy,
+                        double base_median_s);
+// "+23 ns, below the 100 ns floor (min_change_s)": why such a shape is "same".
+std::string change_floor_text(const RatioInterval& interval, const GatePolicy& policy,
+                              double base_median_s);
+
+// `policy` with min_change_s set to the backend's timer floor where the
+// manifest left it unset (negative).
+GatePolicy with_timer_floor(GatePolicy policy, double backend_floor_s);
 
 // A slower verdict fails the gate when the estimate exceeds max_regression.
 bool breaks_policy(Verdict verdict, const RatioInterval& interval, const GatePolicy& policy);
@@ -38,7 +53,8 @@ bool breaks_policy(Verdict verdict, const RatioInterval& interval, const GatePol
 double interim_confidence(const GatePolicy& policy);
 
 // True when the samples so far already decide: the interim interval shows a
-// change beyond the resolution, or pins the ratio within +-resolution.
+// change beyond the resolution, or pins the ratio within +-resolution, or
+// pins the change of the median within +-min_change_s.
 bool decided_early(const std::vector<double>& head, const std::vector<double>& base,
                    const GatePolicy& policy);
 

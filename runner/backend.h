@@ -23,6 +23,9 @@ class Backend {
   virtual Result<std::unique_ptr<Device>> open_device(int gpu_index) = 0;
   // Whether timing on this backend must hold the per-device lock.
   virtual bool needs_device_lock() const { return false; }
+  // The smallest change of a median, in seconds, this backend's timing can
+  // tell from the timer and the launch: the gate's default min_change_s.
+  virtual double timer_floor_s() const { return 0; }
   // What names GPU `gpu_index` for the per-device lock (gpu_lock.h): the same
   // string in every process on the host that would use that device.
   virtual Result<std::string> device_lock_name(int gpu_index) {

@@ -67,6 +67,16 @@ TEST_F(ManifestLoaderTest, LoadsTheValidManifest) {
   EXPECT_EQ(k.args[0].role, ArgRole::kOutput);
   EXPECT_DOUBLE_EQ(k.args[3].float_value, 2.5);
   EXPECT_EQ(k.shapes[1].variables.at("n"), 4096);
+  EXPECT_LT(manifest->gate.min_change_s, 0);  // unset: the backend's timer floor
+}
+
+TEST_F(ManifestLoaderTest, TheGateSectionSetsTheChangeFloor) {
+  std::string text = kValid;
+  text.replace(text.rfind("}]"), 2, R"~(}], "gate": {"min_change_s": 0, "resolution": 0.02})~");
+  auto manifest = parse(text);
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  EXPECT_EQ(manifest->gate.min_change_s, 0);
+  EXPECT_DOUBLE_EQ(manifest->gate.resolution, 0.02);
 }
 
 TEST_F(ManifestLoaderTest, BadJsonNamesLineAndColumn) {
@@ -146,7 +156,12 @@ INSTANTIATE_TEST_SUITE_P(
                    R"~("launch": {"grid": ["ceil_div(n, BLOCK)"], "block": ["BLOCK"]},)~", "",
                    "kernels[0].impl.cuda.launch: missing"},
         BrokenCase{"OverflowingCount", R"~("count": "n", "role")~",
-                   R"~("count": "n * 4611686018427387904", "role")~", "integer overflow"}),
+                   R"~("count": "n * 4611686018427387904", "role")~", "integer overflow"},
+        BrokenCase{"NegativeChangeFloor", R"~(}]
+})~",
+                   R"~(}], "gate": {"min_change_s": -1e-7}
+})~",
+                   "gate.min_change_s: expected a number in [0"}),
     [](const ::testing::TestParamInfo<BrokenCase>& info) { return info.param.name; });
 
 TEST_F(ManifestLoaderTest, NoKernelsIsAnError) {

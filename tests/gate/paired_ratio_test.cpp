@@ -181,15 +181,56 @@ TEST(Verdict, PolicyBands) {
     r.estimate = est, r.low = lo, r.high = hi, r.pairs = 100;
     return r;
   };
-  EXPECT_EQ(decide(interval(1.10, 1.08, 1.12), p), Verdict::kSlower);
+  EXPECT_EQ(decide(interval(1.10, 1.08, 1.12), p, 0), Verdict::kSlower);
   EXPECT_TRUE(breaks_policy(Verdict::kSlower, interval(1.10, 1.08, 1.12), p));
-  EXPECT_EQ(decide(interval(1.02, 1.01, 1.03), p), Verdict::kSlower);
+  EXPECT_EQ(decide(interval(1.02, 1.01, 1.03), p, 0), Verdict::kSlower);
   EXPECT_FALSE(breaks_policy(Verdict::kSlower, interval(1.02, 1.01, 1.03), p));
-  EXPECT_EQ(decide(interval(1.005, 1.001, 1.009), p), Verdict::kSame);  // below resolution
-  EXPECT_EQ(decide(interval(0.90, 0.88, 0.92), p), Verdict::kFaster);
-  EXPECT_EQ(decide(interval(0.98, 0.975, 0.99), p), Verdict::kSame);  // below min_improvement
-  EXPECT_EQ(decide(interval(1.0, 0.9, 1.1), p), Verdict::kInconclusive);
+  EXPECT_EQ(decide(interval(1.005, 1.001, 1.009), p, 0), Verdict::kSame);  // below resolution
+  EXPECT_EQ(decide(interval(0.90, 0.88, 0.92), p, 0), Verdict::kFaster);
+  EXPECT_EQ(decide(interval(0.98, 0.975, 0.99), p, 0), Verdict::kSame);  // below min_improvement
+  EXPECT_EQ(decide(interval(1.0, 0.9, 1.1), p, 0), Verdict::kInconclusive);
   EXPECT_EQ(verdict_from_string("inconclusive"), Verdict::kInconclusive);
+}
+
+TEST(Verdict, ChangesBelowTheTimerFloorAreNoChange) {
+  GatePolicy p = with_timer_floor(GatePolicy{}, 100e-9);
+  EXPECT_DOUBLE_EQ(p.min_change_s, 100e-9);
+  RatioInterval r;
+  r.estimate = 1.23, r.low = 1.15, r.high = 1.31, r.pairs = 200;  // clearly 23% slower
+  // On a 0.1 us shape that is 23 ns: no change. On a 10 us shape it is 2.3 us: slower, failing.
+  EXPECT_EQ(decide(r, p, 0.1e-6), Verdict::kSame);
+  EXPECT_TRUE(below_change_floor(r, p, 0.1e-6));
+  EXPECT_EQ(change_floor_text(r, p, 0.1e-6), "+23 ns, below the 100 ns floor (min_change_s)");
+  EXPECT_EQ(decide(r, p, 10e-6), Verdict::kSlower);
+  EXPECT_TRUE(breaks_policy(decide(r, p, 10e-6), r, p));
+  // Gains below the floor are no gain either.
+  r.estimate = 0.5, r.low = 0.45, r.high = 0.55;
+  EXPECT_EQ(decide(r, p, 0.1e-6), Verdict::kSame);
+  EXPECT_EQ(decide(r, p, 0.3e-6), Verdict::kFaster);
+  // Unknown base time, or a floor the manifest set to 0: the ratio alone decides.
+  EXPECT_EQ(decide(r, p, 0), Verdict::kFaster);
+  GatePolicy off;
+  off.min_change_s = 0;
+  EXPECT_DOUBLE_EQ(with_timer_floor(off, 100e-9).min_change_s, 0);
+  EXPECT_EQ(decide(r, with_timer_floor(off, 100e-9), 0.1e-6), Verdict::kFaster);
+}
+
+TEST(AdaptiveGate, AShapeAtTheTimerFloorStopsOnceItsChangeIsPinnedBelowTheFloor) {
+  // 0.1 us calls with +-30% noise: the ratio stays too wide to pin within 1%, but the change of
+  // the median is pinned within tens of nanoseconds.
+  std::vector<double> head, base;
+  for (int i = 0; i < 200; ++i) {
+    base.push_back(100e-9 * (1 + 0.3 * std::sin(i)));
+    head.push_back(100e-9 * (1 + 0.3 * std::cos(1.7 * i)));
+  }
+  GatePolicy no_floor;
+  no_floor.min_change_s = 0;
+  EXPECT_FALSE(decided_early(head, base, no_floor));
+  EXPECT_TRUE(decided_early(head, base, with_timer_floor(GatePolicy{}, 100e-9)));
+  // The same noise on 10 us calls is not pinned by a 100 ns floor.
+  for (double& x : head) x *= 100;
+  for (double& x : base) x *= 100;
+  EXPECT_FALSE(decided_early(head, base, with_timer_floor(GatePolicy{}, 100e-9)));
 }
 
 }  // namespace

@@ -58,6 +58,7 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
                         {"ratio", s.ratio},
                         {"ratio_ci", {s.ratio_lo, s.ratio_hi}},
                         {"verdict", to_string(s.verdict)},
+                        {"note", s.reason},
                         {"max_abs_error", s.max_abs_error},
                         {"max_rel_error", s.max_rel_error},
                         {"bytes_moved", s.bytes_moved}});

@@ -197,6 +197,9 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
     }
     row.max_error = number(s, "max_abs_error");
     row.verdict = text(s, "verdict");
+    // Why a shape counts as unchanged ("+6 ns, below the 100 ns floor (min_change_s)").
+    if (std::string note = text(s, "note"); !note.empty() && row.verdict == "same")
+      row.verdict += " (" + note + ")";
     out.shapes.push_back(row);
     double b = bandwidth(s, "before_s"), a = bandwidth(s, "after_s");
     moved_before += row.shape + ": " + format_seconds(row.before_s) +

@@ -78,6 +78,7 @@ std::string verdict_cell(const ShapeGate& s) {
   if (s.fails) return "**" + v + " (fail)**";
   if (s.accepted_regression) return v + " (regression accepted)";
   if (s.verdict == Verdict::kSlower) return v + " (within policy)";
+  if (s.verdict == Verdict::kSame && !s.reason.empty()) return v + " (" + s.reason + ")";
   return v;
 }
 

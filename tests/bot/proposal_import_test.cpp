@@ -70,7 +70,17 @@ nlohmann::json tuning_proposal(const std::string& source_text) {
              {"ratio_ci", {0.68, 0.72}},
              {"verdict", "faster"},
              {"max_abs_error", 2.5e-4},
-             {"bytes_moved", 1048576}}}},
+             {"bytes_moved", 1048576}},
+            {{"shape", "edge-1x1"},
+             {"phase", "edge"},
+             {"before_s", 0.13e-6},
+             {"after_s", 0.14e-6},
+             {"ratio", 1.05},
+             {"ratio_ci", {0.87, 1.31}},
+             {"verdict", "same"},
+             {"note", "+6 ns, below the 100 ns floor (min_change_s)"},
+             {"max_abs_error", 0},
+             {"bytes_moved", 4}}}},
           {"plan",
            {{{"iteration", 1},
              {"bottleneck", "one dependent chain of additions"},
@@ -107,9 +117,12 @@ TEST(ProposalImportTest, TuningResultBecomesAPullRequestWithEvidence) {
   EXPECT_EQ(pr->other_files[0].path, "kernels/kgate.json");
   EXPECT_NE(pr->other_files[0].text.find("\"ACCUMULATORS\": [4, 1, 2, 8, 16]"), std::string::npos);
   EXPECT_EQ(pr->gpu, "host: Test CPU");
-  ASSERT_EQ(pr->shapes.size(), 1u);
+  ASSERT_EQ(pr->shapes.size(), 2u);
   EXPECT_NEAR(pr->shapes[0].change, -0.3, 1e-12);
   EXPECT_NEAR(pr->shapes[0].ci_low, -0.32, 1e-12);
+  EXPECT_EQ(pr->shapes[0].verdict, "faster");
+  // A shape at the timer's floor says why it counts as unchanged.
+  EXPECT_EQ(pr->shapes[1].verdict, "same (+6 ns, below the 100 ns floor (min_change_s))");
   ASSERT_EQ(pr->iterations.size(), 2u);
   EXPECT_NE(pr->iterations[0].plan.find("one dependent chain"), std::string::npos);
   EXPECT_NE(pr->iterations[0].outcome.find("kept as the best"), std::string::npos);

@@ -61,6 +61,16 @@ TEST(GateReport, MarkdownPutsFailuresFirst) {
   EXPECT_NE(md.find("### Failures"), std::string::npos);
 }
 
+TEST(GateReport, AShapeAtTheTimerFloorSaysWhyItIsTheSame) {
+  GateReport r = sample_report();
+  ShapeGate tiny = shape("edge-1x1", Verdict::kSame, 1.23, false);
+  tiny.reason = "+23 ns, below the 100 ns floor (min_change_s)";
+  r.kernels[0].shapes.push_back(tiny);
+  std::string md = render_markdown(r);
+  EXPECT_NE(md.find("| same (+23 ns, below the 100 ns floor (min_change_s)) |"), std::string::npos)
+      << md;
+}
+
 TEST(GateReport, MarkdownStaysUnderTheLimit) {
   GateReport r = sample_report();
   for (int i = 0; i < 2000; ++i)

@@ -37,7 +37,7 @@ class CudaBackend : public Backend {
   }
 
   bool needs_device_lock() const override { return true; }
-  // The resolution of the GPU's timestamps (%globaltimer and events tick in 32 ns steps).
+  // The step of the GPU timestamps the samples come from (%globaltimer ticks in 32 ns steps).
   double timer_floor_s() const override { return 32e-9; }
 
   Result<std::string> device_lock_name(int gpu_index) override {

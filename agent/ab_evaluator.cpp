@@ -150,8 +150,7 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
     interval.pairs = static_cast<int>(std::min(r.head_seconds.size(), r.base_seconds.size()));
     const Verdict verdict = decide(interval, policy, s.best_s);
     s.verdict = to_shape_verdict(verdict);
-    if (below_change_floor(interval, policy, s.best_s))
-      s.reason = change_floor_text(interval, policy, s.best_s);
+    s.reason = change_floor_note(interval, policy, s.best_s);
     any_faster |= verdict == Verdict::kFaster;
     any_slower |= breaks_policy(verdict, interval, policy);
     if (s.ratio > 0) {

@@ -332,8 +332,7 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
                                          gate.policy.confidence);
       s.verdict = decide(s.interval, gate.policy, s.base_median_s);
       s.fails = breaks_policy(s.verdict, s.interval, gate.policy);
-      if (below_change_floor(s.interval, gate.policy, s.base_median_s))
-        s.reason = change_floor_text(s.interval, gate.policy, s.base_median_s);
+      s.reason = change_floor_note(s.interval, gate.policy, s.base_median_s);
       if (s.fails) {
         char buf[160];
         std::snprintf(buf, sizeof buf,

@@ -39,8 +39,9 @@ bool below_change_floor(const RatioInterval& r, const GatePolicy& policy, double
          std::abs(r.estimate - 1) * base_median_s < policy.min_change_s;
 }
 
-std::string change_floor_text(const RatioInterval& r, const GatePolicy& policy,
+std::string change_floor_note(const RatioInterval& r, const GatePolicy& policy,
                               double base_median_s) {
+  if (!below_change_floor(r, policy, base_median_s)) return "";
   char text[128];
   std::snprintf(text, sizeof text, "%+.0f ns, below the %.0f ns floor (min_change_s)",
                 (r.estimate - 1) * base_median_s * 1e9, policy.min_change_s * 1e9);
@@ -78,9 +79,8 @@ bool decided_early(const std::vector<double>& head, const std::vector<double>& b
   if (r.low > 1 && r.estimate >= 1 + policy.resolution) return true;
   if (r.high < 1 && r.estimate <= 1 - policy.resolution) return true;
   // A shape at the timer's floor: the whole interval moves the median by less than the floor.
-  const double base_median = quantile(base, 0.5);
   if (policy.min_change_s > 0 &&
-      std::max(r.high - 1, 1 - r.low) * base_median < policy.min_change_s)
+      std::max(r.high - 1, 1 - r.low) * quantile(base, 0.5) < policy.min_change_s)
     return true;
   return r.low >= 1 / (1 + policy.resolution) && r.high <= 1 + policy.resolution;
 }

@@ -37,8 +37,9 @@ Verdict decide(const RatioInterval& interval, const GatePolicy& policy, double b
 // min_change_s (a negative min_change_s, not yet resolved, counts as 0).
 bool below_change_floor(const RatioInterval& interval, const GatePolicy& policy,
                         double base_median_s);
-// "+23 ns, below the 100 ns floor (min_change_s)": why such a shape is "same".
-std::string change_floor_text(const RatioInterval& interval, const GatePolicy& policy,
+// "+23 ns, below the 100 ns floor (min_change_s)": why such a shape is
+// "same"; empty when the change is not below the floor.
+std::string change_floor_note(const RatioInterval& interval, const GatePolicy& policy,
                               double base_median_s);
 
 // `policy` with min_change_s set to the backend's timer floor where the

@@ -200,7 +200,8 @@ TEST(Verdict, ChangesBelowTheTimerFloorAreNoChange) {
   // On a 0.1 us shape that is 23 ns: no change. On a 10 us shape it is 2.3 us: slower, failing.
   EXPECT_EQ(decide(r, p, 0.1e-6), Verdict::kSame);
   EXPECT_TRUE(below_change_floor(r, p, 0.1e-6));
-  EXPECT_EQ(change_floor_text(r, p, 0.1e-6), "+23 ns, below the 100 ns floor (min_change_s)");
+  EXPECT_EQ(change_floor_note(r, p, 0.1e-6), "+23 ns, below the 100 ns floor (min_change_s)");
+  EXPECT_EQ(change_floor_note(r, p, 10e-6), "");
   EXPECT_EQ(decide(r, p, 10e-6), Verdict::kSlower);
   EXPECT_TRUE(breaks_policy(decide(r, p, 10e-6), r, p));
   // Gains below the floor are no gain either.

@@ -131,7 +131,10 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
       continue;
     }
     s.candidate_s = r.head_median();
-    if (!best_program) {
+    // No best, or a best that failed on this shape (the harness then checks
+    // the candidate alone): nothing to compare with.
+    if (!best_program || r.base_seconds.empty()) {
+      if (!r.base_failure.empty()) s.reason = "the current best fails here: " + r.base_failure;
       s.best_s = s.candidate_s;
       s.ratio = s.ratio_lo = s.ratio_hi = 1;
       s.verdict = ShapeVerdict::kSame;

@@ -64,6 +64,9 @@ class Device {
   // stream is not waited for, so results written there are caught.
   virtual Status download(void* dst, DeviceAddress src, size_t bytes) = 0;
   virtual Status fill(DeviceAddress dst, uint8_t byte, size_t bytes) = 0;
+  // Device-to-device copy, ordered like download (restores in/out buffers
+  // from a pristine copy between timed samples, outside the timed region).
+  virtual Status copy(DeviceAddress dst, DeviceAddress src, size_t bytes) = 0;
 
   virtual Result<std::unique_ptr<LoadedKernel>> load(const Program& program) = 0;
   // Launches and waits; any launch or execution error is returned.

@@ -1,323 +1,267 @@
 #include "runner/harness.h"
 
-#include <algorithm>
-#include <chrono>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <optional>
 #include <string>
 
+#include "runner/checked_run.h"
+#include "runner/device_buffers.h"
 #include "runner/host/host_library.h"
 #include "runner/inputs.h"
 #include "runner/launch_plan.h"
+#include "runner/phase_marker.h"
 #include "runner/reference.h"
+#include "runner/side_compatibility.h"
+#include "runner/timing_loop.h"
 
 namespace kgate {
 namespace {
 
-// Where each step's wall time goes when KGATE_PHASE_TIMES names a file:
-// one line per finished step ("KERNEL SHAPE STEP SECONDS"), appended, to see
-// what a gate spends its time on.
-struct PhaseClock {
-  std::FILE* file = nullptr;
-  std::string label, phase;
-  std::chrono::steady_clock::time_point since;
-  ~PhaseClock() {
-    finish();
-    if (file) std::fclose(file);
-  }
-  void finish() {
-    if (file && !phase.empty())
-      std::fprintf(file, "%s %s %.4f\n", label.c_str(), phase.c_str(),
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count());
-    if (file) std::fflush(file);
-    phase.clear();
-  }
-};
-PhaseClock* phase_clock = nullptr;
-
-// Tells the parent which step runs, so a crash is attributed (isolated_measure.cpp).
-void phase_marker(const char* phase) {
-  std::fprintf(stderr, "kgate-phase: %s\n", phase);
-  std::fflush(stderr);
-  if (phase_clock && phase_clock->file && phase_clock->phase != phase) {
-    phase_clock->finish();
-    phase_clock->phase = phase;
-    phase_clock->since = std::chrono::steady_clock::now();
-  }
-}
-
-struct Buffers {
-  std::vector<DeviceAddress> addresses;  // 0 for scalars
-  std::vector<ArgSlot> slots;
-};
-
-// Releases every buffer a measurement allocated, so a device shared by many
-// measurements (MeasureRequest::device) does not fill up.
-class Allocations {
+// One measure_in_process call: the steps in harness.h, each a method that
+// returns false when the measurement ends there (m says why).
+// Invariant after plan_sides: base_plan is set exactly when the base is
+// measured (given, comparable, loaded); both sides then share `buffers`.
+class Measurement {
  public:
-  explicit Allocations(Device& device) : device_(device) {}
-  ~Allocations() {
-    for (DeviceAddress a : addresses_) device_.release(a);
+  explicit Measurement(const MeasureRequest& r) : r_(r) {
+    m.kernel = r.kernel->name;
+    m.shape = r.shape->name;
+    m.phase = r.shape->phase;
+    m.backend = r.backend->name();
+    m.seed = r.seed;
   }
-  Allocations(const Allocations&) = delete;
-  Allocations& operator=(const Allocations&) = delete;
-  void add(DeviceAddress a) { addresses_.push_back(a); }
+
+  ShapeMeasurement run() {
+    PhaseTimes times(m.kernel + " " + m.shape);
+    if (!open_device() || !plan_sides() || !load() || !prepare()) return m;
+    Allocations owned(*device_);
+    owned_ = &owned;
+    if (!allocate() || !check_head() || !repeat_head() || !check_base()) return m;
+    if (r_.time && !time()) return m;
+    if (!check_after()) return m;
+    m.status = MeasureStatus::kPass;
+    return m;
+  }
+
+  ShapeMeasurement m;
 
  private:
-  Device& device_;
-  std::vector<DeviceAddress> addresses_;
-};
-
-Result<Buffers> allocate(Device& device, const LaunchPlan& plan, Allocations& owned) {
-  Buffers b;
-  for (const ArgPlan& a : plan.args) {
-    if (a.arg->is_buffer) {
-      auto address = device.allocate(a.bytes);
-      if (!address.ok()) return address.error();
-      owned.add(*address);
-      b.addresses.push_back(*address);
-      ArgSlot slot;
-      std::memcpy(slot.bytes, &*address, 8);
-      slot.size = 8;
-      b.slots.push_back(slot);
-    } else {
-      b.addresses.push_back(0);
-      b.slots.push_back(a.scalar);
-    }
-  }
-  return b;
-}
-
-// Uploads inputs and poisons outputs.
-Status prepare(Device& device, const LaunchPlan& plan, const Buffers& buffers,
-               const HostData& inputs) {
-  for (size_t i = 0; i < plan.args.size(); ++i) {
-    const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer) continue;
-    if (a.arg->role == ArgRole::kOutput) {
-      KGATE_RETURN_IF_ERROR(device.fill(buffers.addresses[i], kPoisonByte, a.bytes));
-    } else {
-      KGATE_RETURN_IF_ERROR(device.upload(buffers.addresses[i], inputs[i].data(), a.bytes));
-    }
-  }
-  return {};
-}
-
-Result<HostData> read_outputs(Device& device, const LaunchPlan& plan, const Buffers& buffers) {
-  HostData out(plan.args.size());
-  for (size_t i = 0; i < plan.args.size(); ++i) {
-    const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer || a.arg->role == ArgRole::kInput) continue;
-    out[i].resize(a.bytes);
-    KGATE_RETURN_IF_ERROR(device.download(out[i].data(), buffers.addresses[i], a.bytes));
-  }
-  return out;
-}
-
-Result<HostData> run_once(Device& device, LoadedKernel& kernel, const LaunchPlan& plan,
-                          const Buffers& buffers, const HostData& inputs) {
-  KGATE_RETURN_IF_ERROR(prepare(device, plan, buffers, inputs));
-  KGATE_RETURN_IF_ERROR(device.launch(kernel, plan.dims, buffers.slots));
-  return read_outputs(device, plan, buffers);
-}
-
-}  // namespace
-
-ShapeMeasurement measure_in_process(const MeasureRequest& r) {
-  ShapeMeasurement m;
-  m.kernel = r.kernel->name;
-  m.shape = r.shape->name;
-  m.phase = r.shape->phase;
-  m.backend = r.backend->name();
-  m.seed = r.seed;
-  PhaseClock clock;
-  if (const char* path = std::getenv("KGATE_PHASE_TIMES"); path && *path) {
-    clock.file = std::fopen(path, "a");
-    clock.label = m.kernel + " " + m.shape;
-  }
-  phase_clock = &clock;
-  struct Reset {
-    ~Reset() { phase_clock = nullptr; }
-  } reset;
-  auto error = [&](const std::string& why) {
+  bool error(const std::string& why) {
     m.status = MeasureStatus::kError;
     m.reason = why;
-    return m;
-  };
-  auto fail = [&](const std::string& why) {
+    return false;
+  }
+  bool fail(const std::string& why) {
     m.status = MeasureStatus::kFail;
     m.reason = why;
-    return m;
-  };
-
-  std::unique_ptr<Device> opened;
-  if (!r.device) {
-    phase_marker("open device");
-    auto device_or = r.backend->open_device(r.gpu);
-    if (!device_or.ok()) return error(device_or.error().message);
-    opened = std::move(device_or.value());
+    return false;
   }
-  Device& device = r.device ? *r.device : *opened;
-  m.device = device.info();
-
-  auto head_plan = plan_launch(*r.kernel, r.impl, *r.shape, r.head->tunables);
-  if (!head_plan.ok()) return error(head_plan.error().message);
-  std::optional<LaunchPlan> base_plan;
-  if (r.base) {
-    auto plan = plan_launch(*r.kernel, r.impl, *r.shape, r.base->tunables);
-    if (!plan.ok()) return error(plan.error().message);
-    base_plan = std::move(plan.value());
+  // The base failed in a way that may leave the device unusable (a launch
+  // error on a GPU): the measurement ends here; measure_shape checks the
+  // head again alone, in a fresh process.
+  bool base_failed(const std::string& why) {
+    m.base_failure = why;
+    return error(why);
   }
-  m.bytes_moved = head_plan->traffic_bytes();
-
-  phase_marker("load reference");
-  auto reference = HostLibrary::open(r.reference->artifact);
-  if (!reference.ok()) return error(reference.error().message);
-  phase_marker("load head");
-  auto head = device.load(*r.head);
-  if (!head.ok()) return fail("head does not load: " + head.error().message);
-  std::unique_ptr<LoadedKernel> base;
-  if (r.base) {
-    phase_marker("load base");
-    auto loaded = device.load(*r.base);
-    if (!loaded.ok()) return error("base does not load: " + loaded.error().message);
-    base = std::move(loaded.value());
+  // The base failed in a way that leaves the device usable: the head goes on alone.
+  void drop_base(std::string why, bool failure) {
+    (failure ? m.base_failure : m.base_not_compared) = std::move(why);
+    base_plan_.reset();
+    base_.reset();
   }
 
-  Allocations owned(device);
-  auto head_buffers = allocate(device, *head_plan, owned);
-  if (!head_buffers.ok()) return error(head_buffers.error().message);
-  std::optional<Buffers> base_buffers;
-  if (r.base) {
-    auto b = allocate(device, *base_plan, owned);
-    if (!b.ok()) return error(b.error().message);
-    base_buffers = std::move(b.value());
+  bool open_device() {
+    if (r_.device) {
+      device_ = r_.device;
+    } else {
+      phase_marker("open device");
+      auto opened = r_.backend->open_device(r_.gpu);
+      if (!opened.ok()) return error(opened.error().message);
+      opened_ = std::move(opened.value());
+      device_ = opened_.get();
+    }
+    m.device = device_->info();
+    return true;
   }
 
-  // Correctness on fresh inputs, then the same inputs again.
-  const Tolerance& tol = r.kernel->tolerance;
+  // The head from the head's entry, the base from its own (base_kernel) or
+  // the head's; the base is dropped, with the reason, when the two do not
+  // take the same inputs on this shape.
+  bool plan_sides() {
+    auto head = plan_launch(*r_.kernel, r_.impl, *r_.shape, r_.head->tunables);
+    if (!head.ok()) return error(head.error().message);
+    head_plan_ = std::move(head.value());
+    m.bytes_moved = head_plan_->traffic_bytes();
+    if (!r_.base) return true;
+    const Kernel& kernel = r_.base_kernel ? *r_.base_kernel : *r_.kernel;
+    const Implementation* impl = r_.base_kernel ? r_.base_impl : r_.impl;
+    const Shape* shape = r_.base_kernel ? r_.base_shape : r_.shape;
+    if (std::string why = shape_difference(*r_.shape, shape); !why.empty()) {
+      drop_base(why, false);
+      return true;
+    }
+    if (!impl) {
+      drop_base("the base has no \"" + r_.backend->name() + "\" implementation", false);
+      return true;
+    }
+    auto base = plan_launch(kernel, impl, *shape, r_.base->tunables);
+    if (!base.ok()) {
+      drop_base("the base's kgate.json does not plan this shape: " + base.error().message, false);
+      return true;
+    }
+    if (std::string why = plan_difference(*head_plan_, *base); !why.empty()) {
+      drop_base(why, false);
+      return true;
+    }
+    base_plan_ = std::move(base.value());
+    return true;
+  }
+
+  bool load() {
+    phase_marker("load reference");
+    auto reference = HostLibrary::open(r_.reference->artifact);
+    if (!reference.ok()) return error(reference.error().message);
+    reference_ = std::move(reference.value());
+    phase_marker("load head");
+    auto head = device_->load(*r_.head);
+    if (!head.ok()) return fail("head does not load: " + head.error().message);
+    head_ = std::move(head.value());
+    if (base_plan_) {
+      phase_marker("base load");
+      auto base = device_->load(*r_.base);
+      if (!base.ok())
+        drop_base("the base does not load: " + base.error().message, true);
+      else
+        base_ = std::move(base.value());
+    }
+    return true;
+  }
+
   // Both input sets (this check's and the check after timing) and their
   // references at once: the references run side by side on threads.
-  phase_marker("inputs and reference");
-  std::shared_ptr<const ReferenceSets> kept = r.reference_sets;
-  if (!kept || kept->size() != 2 || (*kept)[0].seed != r.seed || (*kept)[1].seed != r.seed + 1)
-    kept = std::make_shared<const ReferenceSets>(
-        prepare_reference_sets(**reference, *head_plan, {r.seed, r.seed + 1}));
-  const ReferenceSets& sets = *kept;
-  const HostData& inputs = sets[0].inputs;
-  const auto& expected = sets[0].expected;
-  phase_marker("head check");
-  auto first = run_once(device, **head, *head_plan, *head_buffers, inputs);
-  if (!first.ok()) return fail("head failed to run: " + first.error().message);
-  m.check = compare_outputs(*head_plan, *first, expected, tol);
-  m.check.seed = r.seed;
-  if (!m.check.passed) return fail("wrong result: " + m.check.reason);
-  phase_marker("head repeat");
-  auto second = run_once(device, **head, *head_plan, *head_buffers, inputs);
-  if (!second.ok()) return fail("head failed on its second run: " + second.error().message);
-  m.repeat = compare_runs(*head_plan, *first, *second, tol);
-  m.repeat.seed = r.seed;
-  if (!m.repeat.passed) return fail(m.repeat.reason);
-  if (r.base) {
-    phase_marker("base check");
-    auto out = run_once(device, *base, *base_plan, *base_buffers, inputs);
-    if (!out.ok()) return error("base failed to run: " + out.error().message);
-    m.base_check = compare_outputs(*base_plan, *out, expected, tol);
+  bool prepare() {
+    phase_marker("inputs and reference");
+    sets_ = r_.reference_sets;
+    if (!sets_ || sets_->size() != 2 || (*sets_)[0].seed != r_.seed ||
+        (*sets_)[1].seed != r_.seed + 1)
+      sets_ = std::make_shared<const ReferenceSets>(
+          prepare_reference_sets(*reference_, *head_plan_, {r_.seed, r_.seed + 1}));
+    return true;
   }
 
-  if (r.time) {
-    // Rotate input copies so repeated samples do not read warm caches.
-    size_t cache_bytes =
-        m.device.l2_bytes > 0 ? static_cast<size_t>(m.device.l2_bytes) : (8u << 20);
-    size_t per_copy = std::max<size_t>(head_plan->total_bytes(), 1);
-    int copies = static_cast<int>(std::clamp<size_t>(2 * cache_bytes / per_copy + 1, 1, 4));
-    if (per_copy * copies * (r.base ? 2 : 1) > (size_t{4} << 30)) copies = 1;
-    m.input_copies = copies;
-    std::vector<Buffers> head_sets = {*head_buffers}, base_sets;
-    if (r.base) base_sets.push_back(*base_buffers);
-    for (int c = 1; c < copies; ++c) {
-      auto h = allocate(device, *head_plan, owned);
-      if (!h.ok()) return error(h.error().message);
-      head_sets.push_back(*h);
-      if (r.base) {
-        auto b = allocate(device, *base_plan, owned);
-        if (!b.ok()) return error(b.error().message);
-        base_sets.push_back(*b);
-      }
+  // One set of (guarded) buffers that every correctness run uses, the base's
+  // too: comparable plans need the same bytes.
+  bool allocate() {
+    auto b = allocate_buffers(*device_, *head_plan_, *owned_, r_.guard_zones);
+    if (!b.ok()) return error(b.error().message);
+    buffers_ = std::move(b.value());
+    return true;
+  }
+
+  const HostData& inputs(int set) const { return (*sets_)[set].inputs; }
+
+  bool check_head() {
+    phase_marker("head check");
+    auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(0), kPoisonByte);
+    if (!run.ok()) return fail("head failed to run: " + run.error().message);
+    if (!run->violation.empty()) return fail(run->violation);
+    m.check = compare_outputs(*head_plan_, run->outputs, (*sets_)[0].expected, tolerance());
+    m.check.seed = r_.seed;
+    if (!m.check.passed) {
+      auto reads = output_read_before_written(*device_, *head_, *head_plan_, buffers_, inputs(0),
+                                              run->outputs);
+      if (reads.ok() && !reads->empty()) return fail(*reads);
+      return fail("wrong result: " + m.check.reason);
     }
-    phase_marker("timing setup");
-    for (int c = 0; c < copies; ++c) {
-      // The first copy times on the checked inputs (already drawn: for a
-      // large shape, the only copy); the others are drawn afresh.
-      HostData fresh;
-      if (c > 0) fresh = make_inputs(*head_plan, r.seed + 100 + c);
-      const HostData& data = c == 0 ? inputs : fresh;
-      if (auto s = prepare(device, *head_plan, head_sets[c], data); !s.ok())
-        return error(s.error().message);
-      if (r.base)
-        if (auto s = prepare(device, *base_plan, base_sets[c], data); !s.ok())
-          return error(s.error().message);
+    first_outputs_ = std::move(run->outputs);
+    return true;
+  }
+
+  bool repeat_head() {
+    phase_marker("head repeat");
+    auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(0), kPoisonByte);
+    if (!run.ok()) return fail("head failed on its second run: " + run.error().message);
+    if (!run->violation.empty()) return fail(run->violation + " (on its second run)");
+    m.repeat = compare_runs(*head_plan_, first_outputs_, run->outputs, tolerance());
+    m.repeat.seed = r_.seed;
+    if (!m.repeat.passed) return fail(m.repeat.reason);
+    return true;
+  }
+
+  // The base against the head's reference, on the same inputs: reported, and
+  // a base that breaks a memory rule is not timed.
+  bool check_base() {
+    if (!base_) return true;
+    phase_marker("base check");
+    auto run = checked_run(*device_, *base_, *base_plan_, buffers_, inputs(0), kPoisonByte);
+    if (!run.ok()) return base_failed("the base failed to run: " + run.error().message);
+    if (!run->violation.empty()) {
+      drop_base("the base " + run->violation, true);
+      return true;
     }
-    phase_marker("head warmup");
-    for (int w = 0; w < r.warmup; ++w) {
-      if (auto s = device.launch(**head, head_plan->dims, head_sets[w % copies].slots); !s.ok())
-        return fail("head failed during warm-up: " + s.error().message);
-      if (r.base) {
-        phase_marker("base warmup");
-        if (auto s = device.launch(*base, base_plan->dims, base_sets[w % copies].slots); !s.ok())
-          return error("base failed during warm-up: " + s.error().message);
-        phase_marker("head warmup");
-      }
+    m.base_check = compare_outputs(*base_plan_, run->outputs, (*sets_)[0].expected, tolerance());
+    m.base_check->seed = r_.seed;
+    if (!m.base_check->passed) {
+      auto reads = output_read_before_written(*device_, *base_, *base_plan_, buffers_, inputs(0),
+                                              run->outputs);
+      if (!reads.ok()) return base_failed("the base failed to run: " + reads.error().message);
+      if (!reads->empty()) drop_base("the base " + *reads, true);
     }
-    auto start = std::chrono::steady_clock::now();
-    auto take = [&](bool is_head, int round) -> Status {
-      phase_marker(is_head ? "head timing" : "base timing");
-      auto sample =
-          is_head ? device.time_launch(**head, head_plan->dims, head_sets[round % copies].slots)
-                  : device.time_launch(*base, base_plan->dims, base_sets[round % copies].slots);
-      if (!sample.ok()) return sample.error();
-      (is_head ? m.head_seconds : m.base_seconds).push_back(sample->seconds);
-      if (sample->sm_clock_mhz > 0) {
-        (is_head ? m.head_clock_mhz : m.base_clock_mhz).push_back(sample->sm_clock_mhz);
-        if (m.device.peak_sm_clock_mhz > 0 &&
-            sample->sm_clock_mhz < 0.9 * m.device.peak_sm_clock_mhz)
-          ++m.throttled_samples;
-      }
-      return {};
-    };
-    for (int round = 0; round < r.max_samples; ++round) {
-      // Alternate the order so drift and cache effects hit both alike.
-      bool head_first = round % 2 == 0;
-      for (int k = 0; k < (r.base ? 2 : 1); ++k) {
-        bool is_head = !r.base || (k == 0) == head_first;
-        if (auto s = take(is_head, round); !s.ok())
-          return is_head ? fail("head failed while timed: " + s.error().message)
-                         : error("base failed while timed: " + s.error().message);
-      }
-      int n = round + 1;
-      double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (n >= r.min_samples) {
-        if (elapsed > r.budget_s) break;
-        if (r.enough && n % 5 == 0 && r.enough(m.head_seconds, m.base_seconds)) break;
-      }
+    return true;
+  }
+
+  bool time() {
+    TimingSetup setup;
+    setup.plan = &*head_plan_;
+    setup.head = {head_.get(), head_plan_->dims};
+    if (base_) setup.base = {base_.get(), base_plan_->dims};
+    setup.first_copy = &buffers_;
+    setup.first_inputs = &inputs(0);
+    TimingOutcome t = time_interleaved(r_, *device_, *owned_, setup, m);
+    switch (t.fault) {
+      case TimingOutcome::Fault::kNone:
+        return true;
+      case TimingOutcome::Fault::kHead:
+        return fail(t.message);
+      case TimingOutcome::Fault::kBase:
+        return base_failed("the base " + t.message.substr(5));
+      case TimingOutcome::Fault::kHarness:
+        return error(t.message);
     }
+    return true;
   }
 
   // Checked again after timing, on new inputs: results reused between calls fail here.
-  phase_marker("head check after timing");
-  auto after = run_once(device, **head, *head_plan, *head_buffers, sets[1].inputs);
-  if (!after.ok()) return fail("head failed to run after timing: " + after.error().message);
-  m.check_after = compare_outputs(*head_plan, *after, sets[1].expected, tol);
-  m.check_after.seed = r.seed + 1;
-  if (!m.check_after.passed)
-    return fail("wrong result on new inputs after timing: " + m.check_after.reason);
+  bool check_after() {
+    phase_marker("head check after timing");
+    auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(1), kPoisonByte);
+    if (!run.ok()) return fail("head failed to run after timing: " + run.error().message);
+    if (!run->violation.empty()) return fail(run->violation + " (on new inputs after timing)");
+    m.check_after = compare_outputs(*head_plan_, run->outputs, (*sets_)[1].expected, tolerance());
+    m.check_after.seed = r_.seed + 1;
+    if (!m.check_after.passed)
+      return fail("wrong result on new inputs after timing: " + m.check_after.reason);
+    return true;
+  }
 
-  m.status = MeasureStatus::kPass;
-  return m;
+  const Tolerance& tolerance() const { return r_.kernel->tolerance; }
+
+  const MeasureRequest& r_;
+  std::unique_ptr<Device> opened_;
+  Device* device_ = nullptr;
+  Allocations* owned_ = nullptr;
+  std::optional<LaunchPlan> head_plan_, base_plan_;
+  std::unique_ptr<HostLibrary> reference_;
+  std::unique_ptr<LoadedKernel> head_, base_;
+  std::shared_ptr<const ReferenceSets> sets_;
+  Buffers buffers_;
+  HostData first_outputs_;
+};
+
+}  // namespace
+
+ShapeMeasurement measure_in_process(const MeasureRequest& request) {
+  Measurement measurement(request);
+  return measurement.run();
 }
 
 }  // namespace kgate

@@ -4,9 +4,16 @@
 //
 // Order of work, each step on fresh data: check the head against the
 // reference (seed), run it again on the same inputs and compare (races),
-// check the base if given, time head and base interleaved with alternating
-// order over rotated input copies, then check the head again on new inputs
-// (seed + 1) so results reused between calls are caught.
+// check the base if given, time head and base interleaved (the schedule in
+// timing_schedule.h) over rotated input copies, then check the head again on
+// new inputs (seed + 1) so results reused between calls are caught. Every
+// correctness run is under the memory rules (checked_run.h: guard zones,
+// inputs unchanged).
+//
+// Each side runs as its revision declares it: the base is planned from the
+// base's manifest entry (its args, its launch, its tunables), the head from
+// the head's. The base is timed only when the two plans take the same inputs
+// (side_compatibility.h); both then run on the same device buffers.
 #include <functional>
 #include <vector>
 
@@ -34,6 +41,13 @@ struct MeasureRequest {
   Device* device = nullptr;
   const Program* head = nullptr;
   const Program* base = nullptr;  // null: no A/B, head alone
+  // The base revision's own manifest entry (kgate gate); base_kernel null:
+  // the base is planned from kernel, impl and shape (an episode's current
+  // best, an A/A). With base_kernel set, base_shape null means the base has
+  // no shape of this name.
+  const Kernel* base_kernel = nullptr;
+  const Implementation* base_impl = nullptr;
+  const Shape* base_shape = nullptr;
   const Program* reference = nullptr;
   uint64_t seed = 1;
   // Kept reference sets for {seed, seed + 1} on this shape (measure_shape
@@ -41,7 +55,8 @@ struct MeasureRequest {
   std::shared_ptr<const ReferenceSets> reference_sets;
   ReferenceCache* reference_cache = nullptr;  // null: nothing kept between calls
 
-  bool time = true;  // false: correctness only
+  bool time = true;         // false: correctness only
+  bool guard_zones = true;  // false: exact allocations (under compute-sanitizer)
   int warmup = 5;
   int min_samples = 10;      // per program
   int max_samples = 30;      // per program

@@ -24,6 +24,47 @@ void split_phase(const std::string& err, std::string& phase, std::string& rest) 
   }
 }
 
+// One child run of `request`; a child that crashed or hung becomes a failed
+// measurement naming the step (and the side) it happened in.
+ShapeMeasurement measure_in_child(const MeasureRequest& request, const MeasureRequest& sent,
+                                  const std::optional<LaunchPlan>& plan,
+                                  const std::vector<uint64_t>& seeds) {
+  ChildOutcome child = run_in_child([&sent]() { return measure_in_process(sent).to_json().dump(); },
+                                    request.time_limit_s);
+  if (child.completed) {
+    auto j = nlohmann::json::parse(child.payload, nullptr, false);
+    if (!j.is_discarded()) {
+      ShapeMeasurement m = ShapeMeasurement::from_json(j);
+      // The reference ran to the end in the child on these inputs, so running
+      // it here cannot crash this process: keep its sets for the next call.
+      if (plan && !sent.reference_sets && m.status == MeasureStatus::kPass)
+        (void)request.reference_cache->add(*request.reference, *request.kernel, *request.shape,
+                                           *plan, seeds);
+      return m;
+    }
+  }
+  ShapeMeasurement m;
+  m.kernel = request.kernel->name;
+  m.shape = request.shape->name;
+  m.phase = request.shape->phase;
+  m.backend = request.backend->name();
+  m.seed = request.seed;
+  std::string phase, messages;
+  split_phase(child.err_tail, phase, messages);
+  std::string what = child.timed_out ? "hung" : child.signal ? "crashed" : "died";
+  bool head_phase = phase.rfind("head", 0) == 0, base_phase = phase.rfind("base", 0) == 0;
+  std::string who = base_phase ? "the base" : head_phase ? "the kernel" : "the harness";
+  m.status = head_phase ? MeasureStatus::kFail : MeasureStatus::kError;
+  m.reason = who + " " + what + (phase.empty() ? "" : " during " + phase) + " (" +
+             child.describe(request.time_limit_s) + ")";
+  if (!messages.empty()) {
+    while (!messages.empty() && messages.back() == '\n') messages.pop_back();
+    m.reason += ": " + messages;
+  }
+  if (base_phase) m.base_failure = m.reason;
+  return m;
+}
+
 }  // namespace
 
 ShapeMeasurement measure_shape(const MeasureRequest& request) {
@@ -59,41 +100,17 @@ ShapeMeasurement measure_shape(const MeasureRequest& request) {
                                                           *request.shape, *plan, seeds);
     }
   }
-  ChildOutcome child = run_in_child([&sent]() { return measure_in_process(sent).to_json().dump(); },
-                                    request.time_limit_s);
-  if (child.completed) {
-    auto j = nlohmann::json::parse(child.payload, nullptr, false);
-    if (!j.is_discarded()) {
-      ShapeMeasurement m = ShapeMeasurement::from_json(j);
-      // The reference ran to the end in the child on these inputs, so running
-      // it here cannot crash this process: keep its sets for the next call.
-      if (plan && !sent.reference_sets && m.status == MeasureStatus::kPass)
-        (void)request.reference_cache->add(*request.reference, *request.kernel, *request.shape,
-                                           *plan, seeds);
-      return m;
-    }
-  }
-  ShapeMeasurement m;
-  m.kernel = request.kernel->name;
-  m.shape = request.shape->name;
-  m.phase = request.shape->phase;
-  m.backend = request.backend->name();
-  m.seed = request.seed;
-  std::string phase, messages;
-  split_phase(child.err_tail, phase, messages);
-  std::string what = child.timed_out ? "hung" : child.signal ? "crashed" : "died";
-  bool kernel_at_fault = phase.rfind("head", 0) == 0 || phase.rfind("base", 0) == 0;
-  std::string who = phase.rfind("base", 0) == 0 ? "the base version" : "the kernel";
-  m.status =
-      kernel_at_fault && phase.rfind("base", 0) != 0 ? MeasureStatus::kFail : MeasureStatus::kError;
-  m.reason = (kernel_at_fault ? who : std::string("the harness")) + " " + what +
-             (phase.empty() ? "" : " during " + phase) + " (" +
-             child.describe(request.time_limit_s) + ")";
-  if (!messages.empty()) {
-    while (!messages.empty() && messages.back() == '\n') messages.pop_back();
-    m.reason += ": " + messages;
-  }
-  return m;
+  ShapeMeasurement m = measure_in_child(request, sent, plan, seeds);
+  if (m.base_failure.empty() || m.status == MeasureStatus::kPass) return m;
+  // The base crashed, hung or failed to run, which may have left the device
+  // unusable: that is the base's failure, reported as such, and the head is
+  // checked again alone in a fresh process.
+  MeasureRequest alone = sent;
+  alone.base = nullptr;
+  ShapeMeasurement head = measure_in_child(request, alone, plan, seeds);
+  head.base_failure = m.base_failure;
+  head.base_check = m.base_check;
+  return head;
 }
 
 }  // namespace kgate

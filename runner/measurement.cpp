@@ -54,6 +54,8 @@ nlohmann::json ShapeMeasurement::to_json() const {
                       {"device", device.to_json()},
                       {"seed", seed}};
   if (base_check) j["base_check"] = base_check->to_json();
+  if (!base_not_compared.empty()) j["base_not_compared"] = base_not_compared;
+  if (!base_failure.empty()) j["base_failure"] = base_failure;
   return j;
 }
 
@@ -72,6 +74,8 @@ ShapeMeasurement ShapeMeasurement::from_json(const nlohmann::json& j) {
   if (j.contains("repeat")) m.repeat = CheckReport::from_json(j["repeat"]);
   if (j.contains("check_after")) m.check_after = CheckReport::from_json(j["check_after"]);
   if (j.contains("base_check")) m.base_check = CheckReport::from_json(j["base_check"]);
+  m.base_not_compared = j.value("base_not_compared", "");
+  m.base_failure = j.value("base_failure", "");
   m.head_seconds = j.value("head_seconds", std::vector<double>{});
   m.base_seconds = j.value("base_seconds", std::vector<double>{});
   m.head_clock_mhz = j.value("head_clock_mhz", std::vector<double>{});

@@ -28,7 +28,15 @@ struct ShapeMeasurement {
   CheckReport check;                      // head against the reference, fresh inputs
   CheckReport repeat;                     // head run twice on the same inputs
   CheckReport check_after;                // head against the reference after timing, new inputs
-  std::optional<CheckReport> base_check;  // the base version, for information
+  std::optional<CheckReport> base_check;  // the base against the head's reference
+  // Why the base was not timed against the head although one was given: its
+  // manifest entry takes other inputs on this shape ("the head adds argument
+  // 'bias'"). The head is then checked alone.
+  std::string base_not_compared;
+  // The base failed on this shape (did not load or run, crashed, hung, broke
+  // a memory rule): the base's failure, not the head's; the head is then
+  // checked alone.
+  std::string base_failure;
 
   std::vector<double> head_seconds, base_seconds;
   std::vector<double> head_clock_mhz, base_clock_mhz;  // empty where unknown

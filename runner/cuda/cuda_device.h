@@ -46,6 +46,7 @@ class CudaDevice : public Device {
   Status upload(DeviceAddress dst, const void* src, size_t bytes) override;
   Status download(void* dst, DeviceAddress src, size_t bytes) override;
   Status fill(DeviceAddress dst, uint8_t byte, size_t bytes) override;
+  Status copy(DeviceAddress dst, DeviceAddress src, size_t bytes) override;
   Result<std::unique_ptr<LoadedKernel>> load(const Program& program) override;
   Status launch(LoadedKernel& kernel, const LaunchDims& dims,
                 const std::vector<ArgSlot>& args) override;

@@ -70,6 +70,10 @@ class HostDevice : public Device {
     std::memset(reinterpret_cast<void*>(dst), byte, bytes);
     return {};
   }
+  Status copy(DeviceAddress dst, DeviceAddress src, size_t bytes) override {
+    std::memcpy(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
+    return {};
+  }
   Result<std::unique_ptr<LoadedKernel>> load(const Program& program) override {
     auto library = HostLibrary::open(program.artifact);
     if (!library.ok()) return library.error();

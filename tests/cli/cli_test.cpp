@@ -60,10 +60,11 @@ TEST(Cli, RunGoesOnPastBadKernelsAndExitsOne) {
   EXPECT_EQ(out.exit_code, 1) << out.err;
   // Every kernel has its row: a failure does not stop the run.
   for (const char* kernel :
-       {"scale", "segfault", "hang", "skip_last", "nan_result", "racy", "stale", "wrong"})
+       {"scale", "segfault", "hang", "skip_last", "nan_result", "racy", "stale", "wrong",
+        "past_end_odd", "before_start", "mutates_input", "reads_output"})
     EXPECT_NE(out.out.find(kernel), std::string::npos) << kernel << " missing from:\n" << out.out;
   auto results = nlohmann::json::parse(testing::read(json_path));
-  ASSERT_EQ(results["kernels"].size(), 8u);
+  ASSERT_EQ(results["kernels"].size(), 12u);
   EXPECT_EQ(results["kernels"][0]["kernel"], "scale");
   EXPECT_TRUE(results["kernels"][0]["passed"].get<bool>());
   EXPECT_FALSE(results["kernels"][1]["passed"].get<bool>());

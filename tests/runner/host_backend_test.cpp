@@ -1,6 +1,7 @@
 // The host backend on real kernels: the example ops pass on every shape, and
-// kernels that crash, hang, skip an element, return NaN, race or reuse old
-// results each fail with the right reason while the run goes on.
+// kernels that crash, hang, skip an element, return NaN, race, reuse old
+// results, write out of bounds, change an input or read an output before
+// writing it each fail with the right reason while the run goes on.
 #include <gtest/gtest.h>
 
 #include "core/manifest_loader.h"
@@ -65,13 +66,14 @@ TEST_F(HostBackendTest, GoodKernelPassesWithTimings) {
 struct BadCase {
   const char* kernel;
   const char* reason;  // substring of the failure reason
+  const char* shape = "small";
 };
 
 class BadKernelTest : public HostBackendTest, public ::testing::WithParamInterface<BadCase> {};
 
 TEST_P(BadKernelTest, FailsWithTheRightReason) {
   Manifest m = bad_kernels();
-  KernelRunReport report = run(m, GetParam().kernel, "small");
+  KernelRunReport report = run(m, GetParam().kernel, GetParam().shape);
   ASSERT_TRUE(report.compiled) << report.compile_error;
   ASSERT_EQ(report.shapes.size(), 1u);
   const ShapeMeasurement& s = report.shapes[0];
@@ -88,7 +90,15 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"nan_result", "element 500 of 'out' is nan"},
         BadCase{"racy", "race: element 0 of 'out' changed between two runs on the same input"},
         BadCase{"stale", "wrong result on new inputs after timing"},
-        BadCase{"wrong", "wrong result: element 0 of 'out'"}),
+        BadCase{"wrong", "wrong result: element 0 of 'out'"},
+        // The memory rules (guard zones, inputs unchanged): before them, the
+        // first two passed (the overrun landed in allocation padding or
+        // unchecked memory), the third passed its check, and the fourth was
+        // reported as "element 0 of 'out' was not written".
+        BadCase{"past_end_odd", "wrote 4 bytes past the end of 'out'", "odd"},
+        BadCase{"before_start", "wrote 16 bytes before the start of 'out'"},
+        BadCase{"mutates_input", "changed its input 'x' (334 elements, first at index 0)"},
+        BadCase{"reads_output", "reads 'out' before writing it: declare it \"role\": \"inout\""}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.kernel); });
 
 TEST_F(HostBackendTest, SignatureMismatchIsACompileErrorNamingTheFunction) {

@@ -1,0 +1,65 @@
+#include "runner/device_buffers.h"
+
+#include <cstring>
+
+#include "runner/guard_zones.h"
+
+namespace kgate {
+
+Allocations::~Allocations() {
+  for (DeviceAddress a : addresses_) device_.release(a);
+}
+
+Result<Buffers> allocate_buffers(Device& device, const LaunchPlan& plan, Allocations& owned,
+                                 bool guarded) {
+  Buffers b;
+  b.guarded = guarded;
+  for (const ArgPlan& a : plan.args) {
+    if (!a.arg->is_buffer) {
+      b.addresses.push_back(0);
+      b.allocations.push_back(0);
+      b.slots.push_back(a.scalar);
+      continue;
+    }
+    size_t bytes = guarded ? kFrontGuardBytes + a.bytes + back_guard_bytes(a.bytes) : a.bytes;
+    auto allocation = device.allocate(bytes);
+    if (!allocation.ok()) return allocation.error();
+    owned.add(*allocation);
+    DeviceAddress address = guarded ? *allocation + kFrontGuardBytes : *allocation;
+    b.allocations.push_back(*allocation);
+    b.addresses.push_back(address);
+    ArgSlot slot;
+    std::memcpy(slot.bytes, &address, 8);
+    slot.size = 8;
+    b.slots.push_back(slot);
+  }
+  return b;
+}
+
+Status prepare_buffers(Device& device, const LaunchPlan& plan, const Buffers& buffers,
+                       const std::vector<std::vector<unsigned char>>& inputs, uint8_t poison) {
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    const ArgPlan& a = plan.args[i];
+    if (!a.arg->is_buffer) continue;
+    if (a.arg->role == ArgRole::kOutput) {
+      KGATE_RETURN_IF_ERROR(device.fill(buffers.addresses[i], poison, a.bytes));
+    } else {
+      KGATE_RETURN_IF_ERROR(device.upload(buffers.addresses[i], inputs[i].data(), a.bytes));
+    }
+  }
+  return {};
+}
+
+Result<std::vector<std::vector<unsigned char>>> read_outputs(Device& device, const LaunchPlan& plan,
+                                                             const Buffers& buffers) {
+  std::vector<std::vector<unsigned char>> out(plan.args.size());
+  for (size_t i = 0; i < plan.args.size(); ++i) {
+    const ArgPlan& a = plan.args[i];
+    if (!a.arg->is_buffer || a.arg->role == ArgRole::kInput) continue;
+    out[i].resize(a.bytes);
+    KGATE_RETURN_IF_ERROR(device.download(out[i].data(), buffers.addresses[i], a.bytes));
+  }
+  return out;
+}
+
+}  // namespace kgate

@@ -1,0 +1,46 @@
+// Every timed sample starts from the same data: in/out buffers are restored
+// from a pristine copy before each launch. Before, each launch of an in/out
+// kernel (fused_add_rmsnorm's residual += input) worked on what the previous
+// launches left, so its data drifted over the samples (to infinities in
+// half precision) and so could its time; this kernel's time grows with
+// that drift, about 4x over 40 samples without the restore.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/manifest_loader.h"
+#include "runner/host/host_backend.h"
+#include "runner/kernel_run.h"
+#include "support/test_support.h"
+
+namespace kgate {
+namespace {
+
+double median_of(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+TEST(InOutRestore, TimedSamplesOfAnInOutKernelDoNotDrift) {
+  testing::use_private_compile_cache();
+  auto manifest = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "bias-kernels");
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  auto backend = make_host_backend();
+  KernelRunOptions options;
+  options.seed = 99;
+  auto report = run_kernel(*manifest, *manifest->kernel("drift"), *backend, options);
+  ASSERT_TRUE(report.ok()) << report.error().message;
+  ASSERT_TRUE(report->compiled) << report->compile_error;
+  ASSERT_EQ(report->shapes.size(), 1u);
+  const ShapeMeasurement& m = report->shapes[0];
+  ASSERT_EQ(m.status, MeasureStatus::kPass) << m.reason;
+  ASSERT_EQ(m.head_seconds.size(), 40u);
+  std::vector<double> first(m.head_seconds.begin(), m.head_seconds.begin() + 10);
+  std::vector<double> last(m.head_seconds.end() - 10, m.head_seconds.end());
+  EXPECT_LT(median_of(last), 1.8 * median_of(first))
+      << "the last samples ran on drifted data: " << median_of(first) << " s then "
+      << median_of(last) << " s";
+}
+
+}  // namespace
+}  // namespace kgate

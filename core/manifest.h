@@ -112,6 +112,10 @@ struct GatePolicy {
   // whatever their ratio (a 1x1 shape at the timer's floor); < 0: the
   // backend's timer floor (Backend::timer_floor_s).
   double min_change_s = -1;
+  // compute-sanitizer tools ("memcheck", "racecheck", "initcheck",
+  // "synccheck") run on the head's correctness check of every gated shape
+  // (cuda backend); empty: none.
+  std::vector<std::string> sanitize;
 };
 
 struct Kernel {

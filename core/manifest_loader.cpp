@@ -2,6 +2,7 @@
 
 #include "core/workload_spec.h"
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -121,7 +122,7 @@ Result<Manifest> Loader::load(const json& doc) {
     if (!gate->is_object()) return fail("gate", "expected an object");
     KGATE_RETURN_IF_ERROR(check_keys(*gate, "gate",
                                      {"max_regression", "min_improvement", "confidence", "budget_s",
-                                      "resolution", "min_change_s"}));
+                                      "resolution", "min_change_s", "sanitize"}));
     GatePolicy& p = manifest.gate;
     auto read = [&](const char* key, double& field, double lo, double hi) -> Status {
       auto value = get_number(*gate, "gate", key, field);
@@ -139,6 +140,21 @@ Result<Manifest> Loader::load(const json& doc) {
     KGATE_RETURN_IF_ERROR(read("resolution", p.resolution, 0.0, 1.0));
     if (gate->contains("min_change_s"))
       KGATE_RETURN_IF_ERROR(read("min_change_s", p.min_change_s, 0.0, 1.0));
+    if (auto tools = gate->find("sanitize"); tools != gate->end()) {
+      if (!tools->is_array())
+        return fail("gate.sanitize", "expected an array of compute-sanitizer tools");
+      for (size_t i = 0; i < tools->size(); ++i) {
+        const json& t = (*tools)[i];
+        std::string where = "gate.sanitize[" + std::to_string(i) + "]";
+        if (!t.is_string() || !is_sanitizer_tool(t.get<std::string>()))
+          return fail(where,
+                      "expected \"memcheck\", \"racecheck\", \"initcheck\" or \"synccheck\"");
+        if (std::find(p.sanitize.begin(), p.sanitize.end(), t.get<std::string>()) !=
+            p.sanitize.end())
+          return fail(where, "'" + t.get<std::string>() + "' is listed twice");
+        p.sanitize.push_back(t.get<std::string>());
+      }
+    }
   }
   if (auto workload = doc.find("workload"); workload != doc.end()) {
     if (!workload->is_object()) return fail("workload", "expected an object");
@@ -565,6 +581,10 @@ std::string line_and_column(std::string_view text, size_t byte) {
 }
 
 }  // namespace
+
+bool is_sanitizer_tool(std::string_view name) {
+  return name == "memcheck" || name == "racecheck" || name == "initcheck" || name == "synccheck";
+}
 
 std::optional<std::filesystem::path> find_manifest(const std::filesystem::path& folder) {
   for (const char* candidate : {"kgate.json", ".github/kgate.json"}) {

@@ -18,6 +18,10 @@ Result<Manifest> load_manifest(const std::filesystem::path& path);
 Result<Manifest> parse_manifest(std::string_view text, const std::filesystem::path& display_path,
                                 const std::filesystem::path& root);
 
+// A compute-sanitizer tool kgate can run ("memcheck", "racecheck",
+// "initcheck", "synccheck"): gate.sanitize and `kgate gate --sanitize-kernels`.
+bool is_sanitizer_tool(std::string_view name);
+
 // The manifest file inside a repository folder, if there is one.
 std::optional<std::filesystem::path> find_manifest(const std::filesystem::path& folder);
 

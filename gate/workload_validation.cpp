@@ -7,6 +7,7 @@
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/subprocess.h"
+#include "runner/sanitizer_program.h"
 
 namespace kgate {
 namespace {
@@ -86,18 +87,6 @@ Status build_tree(const WorkloadSpec& spec, const std::filesystem::path& root,
                                outcome->describe(spec.timeout_s) +
                                "): " + tail(outcome->err + outcome->out, 1500));
   return {};
-}
-
-std::string sanitizer_program() {
-  std::string p = find_program("compute-sanitizer");
-  if (!p.empty()) return p;
-  for (std::string dir : {std::string(std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : ""),
-                          std::string("/usr/local/cuda")}) {
-    std::error_code ec;
-    if (!dir.empty() && std::filesystem::exists(dir + "/bin/compute-sanitizer", ec))
-      return dir + "/bin/compute-sanitizer";
-  }
-  return "";
 }
 
 }  // namespace
@@ -262,7 +251,7 @@ Result<WorkloadValidation> validate_in_workload(const WorkloadSpec& spec,
     v.phases.push_back(compare_phase_latency(phase, b, c, confidence, max_regression));
   }
   if (options.sanitize) {
-    std::string sanitizer = sanitizer_program();
+    std::string sanitizer = find_compute_sanitizer();
     if (sanitizer.empty()) {
       v.notes.push_back("--sanitize: compute-sanitizer not found (PATH, $CUDA_HOME/bin)");
     } else {

@@ -8,6 +8,18 @@ CheckRunReport gate_check_run(const GateReport& report, const std::string& summa
   CheckRunReport check;
   check.summary_markdown = summary_markdown;
   int failed = 0, errors = 0, shapes = 0;
+  if (!report.manifest_error.empty()) {
+    // The change broke its own kgate.json: a failed check, pointed at the file.
+    ++failed;
+    std::filesystem::path file =
+        report.manifest_dir.empty()
+            ? std::filesystem::path(report.manifest_file)
+            : std::filesystem::path(report.manifest_dir) / report.manifest_file;
+    check.annotations.push_back({.path = file.lexically_normal().generic_string(),
+                                 .line = 1,
+                                 .title = "kgate: the head's kgate.json does not load",
+                                 .message = report.manifest_error});
+  }
   for (const KernelGate& k : report.kernels) {
     std::string path = k.source;
     if (!report.manifest_dir.empty())
@@ -50,6 +62,7 @@ CheckRunReport gate_check_run(const GateReport& report, const std::string& summa
                                          : "kgate: passed (" + std::to_string(shapes) + " shape" +
                                                (shapes == 1 ? "" : "s") + ")";
   }
+  if (!report.manifest_error.empty()) check.title = "kgate: the head's kgate.json does not load";
   bool accepted = false;
   for (const KernelGate& k : report.kernels)
     for (const ShapeGate& s : k.shapes) accepted |= s.accepted_regression;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 
 #include "bot/check_run_publisher.h"
 #include "bot/forge_config.h"
@@ -46,7 +47,8 @@ struct GateArgs {
   bool commit_statuses = false;
   bool workload = false;  // also validate head inside the manifest's workload
   bool sanitize = false;
-  int64_t pull_number = 0;  // --pr: the pull request this gate is for
+  std::string sanitize_kernels;  // "memcheck,racecheck": compute-sanitizer on each shape's check
+  int64_t pull_number = 0;       // --pr: the pull request this gate is for
   bool accept_regression = false;
 };
 
@@ -100,7 +102,144 @@ nlohmann::json gate_in_workload(const Manifest* base, const Manifest& head, bool
   return v.ok() ? v->to_json() : error(v.error().message);
 }
 
+// A revision's kgate.json, loaded with messages that name the revision and
+// the file as the repository has it, never the temporary folder it was
+// read into: "head (abc1234): kgate.json: kernels[2].launch.grid[0]: ...".
+struct RevisionManifest {
+  std::optional<Manifest> manifest;  // set when it loads
+  bool present = false;              // a kgate.json exists in the revision
+  std::string file;                  // "kgate.json" or ".github/kgate.json"
+  std::string error;                 // why it does not load
+};
+
+RevisionManifest load_revision_manifest(const std::filesystem::path& tree, const std::string& side,
+                                        const std::string& commit) {
+  RevisionManifest r;
+  auto path = find_manifest(tree);
+  if (!path) return r;
+  r.present = true;
+  r.file = std::filesystem::relative(*path, tree).generic_string();
+  std::string label = side + " (" + commit.substr(0, 7) + ")";
+  auto text = read_file(*path);
+  if (!text.ok()) {
+    r.error = label + ": " + r.file + ": cannot be read";
+    return r;
+  }
+  std::filesystem::path root = path->parent_path();
+  if (root.filename() == ".github") root = root.parent_path();
+  auto loaded = parse_manifest(*text, r.file, root);
+  if (loaded.ok())
+    r.manifest = std::move(loaded.value());
+  else
+    r.error = label + ": " + loaded.error().message;
+  return r;
+}
+
+// "memcheck,racecheck" -> {"memcheck", "racecheck"}.
+Result<std::vector<std::string>> sanitizer_tools(const std::string& list) {
+  std::vector<std::string> tools;
+  std::stringstream in(list);
+  for (std::string tool; std::getline(in, tool, ',');) {
+    if (!is_sanitizer_tool(tool))
+      return Error::bad_input("--sanitize-kernels: '" + tool +
+                              "' is not memcheck, racecheck, initcheck or synccheck");
+    tools.push_back(tool);
+  }
+  return tools;
+}
+
+// Gates every changed kernel into `report`; an Error stops the gate.
+// `infrastructure_error` is set when a shape could not be measured.
+Status gate_changes(const GateArgs& args, const Manifest& head_manifest,
+                    const Manifest* base_manifest, const std::vector<KernelChange>& changes,
+                    const std::string& backend_name, Backend& backend, GateReport& report,
+                    bool& infrastructure_error) {
+  std::filesystem::path baselines_dir = args.baselines.empty()
+                                            ? head_manifest.root / "baselines"
+                                            : std::filesystem::path(args.baselines);
+  GateOptions options;
+  options.seed = args.seed;
+  options.gpu = args.gpu;
+  GatePolicy policy = head_manifest.gate;
+  if (args.budget_s > 0) policy.budget_s = args.budget_s;
+  options.policy = policy;
+  if (!args.sanitize_kernels.empty()) {
+    auto tools = sanitizer_tools(args.sanitize_kernels);
+    if (!tools.ok()) return tools.error();
+    options.sanitize = *tools;
+  }
+  for (const KernelChange& change : changes) {
+    const Kernel& kernel = *head_manifest.kernel(change.kernel);
+    if (!kernel.implementation(backend_name)) {
+      report.notes.push_back(kernel.name + ": no \"" + backend_name +
+                             "\" implementation, not gated");
+      continue;
+    }
+    progress("gating " + kernel.name + ": " + change.why);
+    GateSources sources;
+    sources.head.root = head_manifest.root;
+    if (!change.is_new) {
+      const Kernel* before = base_manifest->kernel(kernel.name);
+      if (before && before->implementation(backend_name)) {
+        GateSide base;
+        base.kernel = before;
+        base.root = base_manifest->root;
+        sources.base = base;
+      }
+    }
+    auto gated = gate_kernel(head_manifest, kernel, backend, sources, options);
+    if (!gated.ok()) {
+      if (gated.error().kind == ExitCode::kInfrastructure) return gated.error();
+      return gated.error().with_context(kernel.name);
+    }
+    gated->why = change.why;
+    for (const ShapeGate& s : gated->shapes) infrastructure_error |= s.verdict == Verdict::kError;
+    if (!gated->device.name.empty()) {
+      auto stored = load_baseline(baseline_path(baselines_dir, gated->device.name, kernel.name));
+      if (!stored.ok())
+        warn(stored.error().message);
+      else if (*stored && (*stored)->latest())
+        attach_baseline(*gated, *(*stored)->latest());
+    }
+    report.kernels.push_back(std::move(gated.value()));
+  }
+  return {};
+}
+
+// The terminal table on stdout.
+void print_report(const GateReport& report) {
+  TextTable table(
+      {"kernel", "shape", "phase", "base", "head", "change [interval]", "rounds", "verdict"});
+  for (const KernelGate& k : report.kernels) {
+    if (!k.head_compiled) {
+      table.add({k.kernel, "-", "-", "-", "-", "-", "-", "does not compile"});
+      std::fprintf(stderr, "%s does not compile:\n%s", k.kernel.c_str(),
+                   k.head_compile_error.c_str());
+    }
+    for (const ShapeGate& s : k.shapes) {
+      std::string verdict(to_string(s.verdict));
+      if (s.fails) verdict += " (FAIL)";
+      if (!s.reason.empty()) verdict += ": " + s.reason;
+      if (!s.base_note.empty()) verdict += " [base: " + s.base_note + "]";
+      table.add({k.kernel, s.shape, s.phase,
+                 s.base_median_s > 0 ? format_seconds(s.base_median_s) : "-",
+                 s.head_median_s > 0 ? format_seconds(s.head_median_s) : "-", change_cell(s),
+                 std::to_string(s.rounds), verdict});
+    }
+  }
+  if (!report.manifest_error.empty())
+    std::printf("the head's kgate.json does not load: %s\n", report.manifest_error.c_str());
+  for (const std::string& n : report.notes) std::printf("note: %s\n", n.c_str());
+  for (const KernelGate& k : report.kernels)
+    for (const std::string& n : k.notes) std::printf("note: %s: %s\n", k.kernel.c_str(), n.c_str());
+  if (!report.kernels.empty()) std::fputs(table.render().c_str(), stdout);
+  std::printf("%s\n", report.passed() ? "gate: passed" : "gate: FAILED");
+}
+
 int run(const GateArgs& args) {
+  if (!args.sanitize_kernels.empty())
+    if (auto tools = sanitizer_tools(args.sanitize_kernels); !tools.ok())
+      return fail(tools.error());
   auto repo = GitRepository::open(args.repo);
   if (!repo.ok()) return fail(repo.error());
   auto base_commit = (*repo)->resolve(args.base);
@@ -116,15 +255,15 @@ int run(const GateArgs& args) {
   if (Status s = (*repo)->materialize(*base_commit, base_tree); !s.ok()) return fail(s.error());
   if (Status s = (*repo)->materialize(*head_commit, head_tree); !s.ok()) return fail(s.error());
 
-  auto head_manifest_path = find_manifest(head_tree);
-  if (!head_manifest_path)
+  RevisionManifest head_manifest = load_revision_manifest(head_tree, "head", *head_commit);
+  if (!head_manifest.present)
     return fail(Error::bad_input("no kgate.json (or .github/kgate.json) in " + args.head));
-  auto head_manifest = load_manifest(*head_manifest_path);
-  if (!head_manifest.ok())
-    return fail(head_manifest.error().with_context("kgate.json at " + args.head));
-  std::string manifest_dir =
-      std::filesystem::relative(head_manifest->root, head_tree).generic_string();
-  if (manifest_dir == ".") manifest_dir.clear();
+  std::string manifest_dir;
+  if (head_manifest.manifest) {
+    manifest_dir =
+        std::filesystem::relative(head_manifest.manifest->root, head_tree).generic_string();
+    if (manifest_dir == ".") manifest_dir.clear();
+  }
 
   GateReport report;
   report.repository = (*repo)->workdir().filename().string();
@@ -136,35 +275,38 @@ int run(const GateArgs& args) {
   report.head_commit = *head_commit;
   report.manifest_dir = manifest_dir;
   report.pull_number = args.pull_number;
+  // A head whose kgate.json does not load is a failed check of the change:
+  // reported like any other failure, with the revision and the JSON path.
+  report.manifest_error = head_manifest.error;
+  report.manifest_file = head_manifest.file;
 
-  std::optional<Manifest> base_manifest;
-  if (auto path = find_manifest(base_tree)) {
-    auto loaded = load_manifest(*path);
-    if (loaded.ok())
-      base_manifest = std::move(loaded.value());
-    else
-      report.notes.push_back("the base's kgate.json does not load (" + loaded.error().message +
-                             "); every kernel is checked as new");
-  } else {
+  RevisionManifest base_manifest = load_revision_manifest(base_tree, "base", *base_commit);
+  if (!base_manifest.present)
     report.notes.push_back("the base has no kgate.json; every kernel is checked as new");
-  }
+  else if (!base_manifest.manifest)
+    report.notes.push_back("the base's kgate.json does not load (" + base_manifest.error +
+                           "); every kernel is checked as new");
+  const Manifest* base = base_manifest.manifest ? &*base_manifest.manifest : nullptr;
 
   std::string backend_name = args.backend == "auto" ? default_backend_name() : args.backend;
   auto backend = make_backend(backend_name);
   if (!backend.ok()) return fail(backend.error());
   if (Status s = (*backend)->available(); !s.ok()) return fail(s.error());
 
-  auto changed = (*repo)->changed_paths(*base_commit, *head_commit);
-  if (!changed.ok()) return fail(changed.error());
-  auto changes = changed_kernels(base_manifest ? &*base_manifest : nullptr, *head_manifest,
-                                 backend_name, *changed, manifest_dir, args.all);
-  if (!args.kernel.empty()) {
-    if (!head_manifest->kernel(args.kernel))
-      return fail(Error::bad_input("no kernel '" + args.kernel + "' in the head's kgate.json"));
-    std::erase_if(changes, [&](const KernelChange& c) { return c.kernel != args.kernel; });
+  std::vector<KernelChange> changes;
+  if (head_manifest.manifest) {
+    auto changed = (*repo)->changed_paths(*base_commit, *head_commit);
+    if (!changed.ok()) return fail(changed.error());
+    changes = changed_kernels(base, *head_manifest.manifest, backend_name, *changed, manifest_dir,
+                              args.all);
+    if (!args.kernel.empty()) {
+      if (!head_manifest.manifest->kernel(args.kernel))
+        return fail(Error::bad_input("no kernel '" + args.kernel + "' in the head's kgate.json"));
+      std::erase_if(changes, [&](const KernelChange& c) { return c.kernel != args.kernel; });
+    }
+    if (changes.empty())
+      report.notes.push_back("no kernel changed between " + args.base + " and " + args.head);
   }
-  if (changes.empty())
-    report.notes.push_back("no kernel changed between " + args.base + " and " + args.head);
 
   // The check run shows "in progress" on the head commit while kernels are measured.
   std::unique_ptr<bot::Forge> forge;
@@ -182,8 +324,18 @@ int run(const GateArgs& args) {
     if (!started.ok()) return fail(started.error().with_context("starting the check run"));
     check_run.emplace(std::move(started.value()));
   }
+  // Temporary folders never reach a message: paths read as in the repository.
+  auto unscratch = [&](std::string text) {
+    for (const auto& tree : {head_tree, base_tree, scratch->path()}) {
+      std::string from = tree.string() + "/";
+      for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at))
+        text.replace(at, from.size(), "");
+    }
+    return text;
+  };
   // An error after the start still completes the check run, so none stays in progress.
-  auto stop = [&](const Error& e) {
+  auto stop = [&](Error e) {
+    e.message = unscratch(e.message);
     if (check_run)
       (void)check_run->finish({.title = "kgate: could not finish",
                                .conclusion = "neutral",
@@ -191,85 +343,25 @@ int run(const GateArgs& args) {
     return fail(e);
   };
 
-  std::filesystem::path baselines_dir = args.baselines.empty()
-                                            ? head_manifest->root / "baselines"
-                                            : std::filesystem::path(args.baselines);
-  GateOptions options;
-  options.seed = args.seed;
-  options.gpu = args.gpu;
-  GatePolicy policy = head_manifest->gate;
-  if (args.budget_s > 0) policy.budget_s = args.budget_s;
-  options.policy = policy;
   bool infrastructure_error = false;
-  for (const KernelChange& change : changes) {
-    const Kernel& kernel = *head_manifest->kernel(change.kernel);
-    if (!kernel.implementation(backend_name)) {
-      report.notes.push_back(kernel.name + ": no \"" + backend_name +
-                             "\" implementation, not gated");
-      continue;
-    }
-    progress("gating " + kernel.name + ": " + change.why);
-    GateSources sources;
-    sources.head.root = head_manifest->root;
-    if (!change.is_new) {
-      const Kernel* before = base_manifest->kernel(kernel.name);
-      if (before && before->implementation(backend_name)) {
-        GateSide base;
-        base.kernel = before;
-        base.root = base_manifest->root;
-        sources.base = base;
-      }
-    }
-    auto gated = gate_kernel(*head_manifest, kernel, **backend, sources, options);
-    if (!gated.ok()) {
-      if (gated.error().kind == ExitCode::kInfrastructure) return stop(gated.error());
-      return stop(gated.error().with_context(kernel.name));
-    }
-    gated->why = change.why;
-    for (const ShapeGate& s : gated->shapes) infrastructure_error |= s.verdict == Verdict::kError;
-    if (!gated->device.name.empty()) {
-      auto stored = load_baseline(baseline_path(baselines_dir, gated->device.name, kernel.name));
-      if (!stored.ok())
-        warn(stored.error().message);
-      else if (*stored && (*stored)->latest())
-        attach_baseline(*gated, *(*stored)->latest());
-    }
-    report.kernels.push_back(std::move(gated.value()));
+  if (head_manifest.manifest) {
+    if (Status s = gate_changes(args, *head_manifest.manifest, base, changes, backend_name,
+                                **backend, report, infrastructure_error);
+        !s.ok())
+      return stop(s.error());
+    if (args.workload && !changes.empty())
+      report.workload = gate_in_workload(base, *head_manifest.manifest, args.sanitize);
   }
-
-  if (args.workload && !changes.empty())
-    report.workload =
-        gate_in_workload(base_manifest ? &*base_manifest : nullptr, *head_manifest, args.sanitize);
   if (args.accept_regression) {
     // Who accepted it travels with the job (`/kgate accept-regression` by a maintainer).
     const char* reason = std::getenv("KGATE_JOB_REASON");
     int accepted = accept_regressions(report, reason && *reason ? reason : "--accept-regression");
     progress(std::to_string(accepted) + " slower shape(s) accepted as a regression");
   }
+  for (const auto& tree : {head_tree, base_tree, scratch->path()})
+    rewrite_paths(report, tree.string() + "/", "");
 
-  // Terminal table on stdout.
-  TextTable table(
-      {"kernel", "shape", "phase", "base", "head", "change [interval]", "rounds", "verdict"});
-  for (const KernelGate& k : report.kernels) {
-    if (!k.head_compiled) {
-      table.add({k.kernel, "-", "-", "-", "-", "-", "-", "does not compile"});
-      std::fprintf(stderr, "%s does not compile:\n%s", k.kernel.c_str(),
-                   k.head_compile_error.c_str());
-    }
-    for (const ShapeGate& s : k.shapes) {
-      std::string verdict(to_string(s.verdict));
-      if (s.fails) verdict += " (FAIL)";
-      if (!s.reason.empty()) verdict += ": " + s.reason;
-      table.add({k.kernel, s.shape, s.phase,
-                 s.base_median_s > 0 ? format_seconds(s.base_median_s) : "-",
-                 s.head_median_s > 0 ? format_seconds(s.head_median_s) : "-", change_cell(s),
-                 std::to_string(s.rounds), verdict});
-    }
-  }
-  for (const std::string& n : report.notes) std::printf("note: %s\n", n.c_str());
-  if (!report.kernels.empty()) std::fputs(table.render().c_str(), stdout);
-  std::printf("%s\n", report.passed() ? "gate: passed" : "gate: FAILED");
-
+  print_report(report);
   if (!args.json.empty())
     if (Status s = write_file_atomic(args.json, report.to_json().dump(2) + "\n"); !s.ok())
       return stop(s.error());
@@ -286,7 +378,7 @@ int run(const GateArgs& args) {
   }
   std::fflush(stdout);
 
-  bool failed_check = false;
+  bool failed_check = !report.manifest_error.empty();
   for (const KernelGate& k : report.kernels) {
     if (!k.head_compiled) failed_check = true;
     for (const ShapeGate& s : k.shapes) failed_check |= s.fails && s.verdict != Verdict::kError;
@@ -346,6 +438,10 @@ CommandRegistration registration(
                    "phase slower");
       app.add_flag("--sanitize", args->sanitize,
                    "With --workload: one head run under compute-sanitizer");
+      app.add_option("--sanitize-kernels", args->sanitize_kernels,
+                     "compute-sanitizer tools (memcheck,racecheck,initcheck,synccheck) on the "
+                     "head's check of every gated shape (cuda; default: the manifest's "
+                     "gate.sanitize)");
       app.add_option("--gpu", args->gpu, "GPU index (after CUDA_VISIBLE_DEVICES)")
           ->capture_default_str();
       return [args] { return run(*args); };

@@ -5,6 +5,7 @@
 
 #include "core/file_util.h"
 #include "core/log.h"
+#include "gate/gate_sanitizer.h"
 #include "runner/isolated_measure.h"
 #include "runner/reference.h"
 
@@ -20,9 +21,13 @@ double number_from(const nlohmann::json& j, const char* key) {
 }
 
 nlohmann::json policy_json(const GatePolicy& p) {
-  return {{"max_regression", p.max_regression}, {"min_improvement", p.min_improvement},
-          {"confidence", p.confidence},         {"budget_s", p.budget_s},
-          {"resolution", p.resolution},         {"min_change_s", p.min_change_s}};
+  return {{"max_regression", p.max_regression},
+          {"min_improvement", p.min_improvement},
+          {"confidence", p.confidence},
+          {"budget_s", p.budget_s},
+          {"resolution", p.resolution},
+          {"min_change_s", p.min_change_s},
+          {"sanitize", p.sanitize}};
 }
 GatePolicy policy_from_json(const nlohmann::json& j) {
   GatePolicy p;
@@ -32,6 +37,7 @@ GatePolicy policy_from_json(const nlohmann::json& j) {
   p.budget_s = j.value("budget_s", p.budget_s);
   p.resolution = j.value("resolution", p.resolution);
   p.min_change_s = j.value("min_change_s", p.min_change_s);
+  p.sanitize = j.value("sanitize", std::vector<std::string>{});
   return p;
 }
 
@@ -96,6 +102,90 @@ int entry_line(const std::string& text, const std::string& entry) {
   return 1;
 }
 
+// "head drops shapes a, b of the base", "head adds shape c": a shape list
+// that changes silently hides a lost check or a new, untimed one.
+void note_shape_changes(const Kernel& head, const Kernel& base, const std::string& backend,
+                        std::vector<std::string>& notes) {
+  auto missing = [&](const Kernel& from, const Kernel& in) {
+    std::vector<std::string> names;
+    for (const Shape& s : from.shapes)
+      if (s.runs_on(backend) && !in.shape(s.name)) names.push_back(s.name);
+    return names;
+  };
+  auto list = [](const std::vector<std::string>& names) {
+    std::string out;
+    for (size_t i = 0; i < names.size(); ++i)
+      out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+    return out;
+  };
+  auto dropped = missing(base, head), added = missing(head, base);
+  if (!dropped.empty())
+    notes.push_back("head drops shape" + std::string(dropped.size() == 1 ? " " : "s ") +
+                    list(dropped) + " of the base: no longer checked");
+  if (!added.empty())
+    notes.push_back("head adds shape" + std::string(added.size() == 1 ? " " : "s ") + list(added) +
+                    ": checked, not timed against the base");
+}
+
+// The verdict of one shape from its measurement. `timed_ab`: a base was
+// given and timing asked for.
+ShapeGate judge_shape(const Shape& shape, const ShapeMeasurement& measured, bool timed_ab,
+                      const GatePolicy& policy) {
+  ShapeGate s;
+  s.shape = shape.name;
+  s.phase = shape.phase;
+  s.check = measured.check;
+  s.base_check = measured.base_check;
+  s.head_seconds = measured.head_seconds;
+  s.base_seconds = measured.base_seconds;
+  s.throttled_samples = measured.throttled_samples;
+  s.head_median_s = measured.head_median();
+  s.base_median_s = measured.base_median();
+  s.head_p10_s = quantile(measured.head_seconds, 0.1);
+  s.head_p90_s = quantile(measured.head_seconds, 0.9);
+  s.rounds = static_cast<int>(std::min(measured.head_seconds.size(), measured.base_seconds.size()));
+  // What is wrong with the base is the base's, reported and never held against the head.
+  const bool base_incorrect = measured.base_check && !measured.base_check->passed;
+  if (!measured.base_failure.empty())
+    s.base_note = measured.base_failure;
+  else if (base_incorrect)
+    s.base_note = "the base is itself incorrect on this shape (against the head's reference): " +
+                  measured.base_check->reason;
+  if (measured.status == MeasureStatus::kFail) {
+    s.verdict = Verdict::kIncorrect;
+    s.fails = true;
+    s.reason = measured.reason;
+  } else if (measured.status == MeasureStatus::kError) {
+    s.verdict = Verdict::kError;
+    s.fails = true;
+    s.reason = measured.reason;
+  } else if (!timed_ab) {
+    s.verdict = Verdict::kNew;
+  } else if (!measured.base_not_compared.empty()) {
+    s.verdict = Verdict::kNew;
+    s.reason = "not timed against the base: " + measured.base_not_compared;
+  } else if (!measured.base_failure.empty()) {
+    s.verdict = Verdict::kNew;
+    s.reason = "not timed against the base: the base fails on this shape";
+  } else {
+    s.interval =
+        paired_ratio_interval(measured.head_seconds, measured.base_seconds, policy.confidence);
+    s.verdict = decide(s.interval, policy, s.base_median_s);
+    s.fails = breaks_policy(s.verdict, s.interval, policy) && !base_incorrect;
+    s.reason = change_floor_note(s.interval, policy, s.base_median_s);
+    if (breaks_policy(s.verdict, s.interval, policy)) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "%.1f%% slower (%.1f%% to %.1f%%), more than the allowed %.1f%%%s",
+                    (s.interval.estimate - 1) * 100, (s.interval.low - 1) * 100,
+                    (s.interval.high - 1) * 100, policy.max_regression * 100,
+                    base_incorrect ? ", not held against the head: the base is incorrect" : "");
+      s.reason = buf;
+    }
+  }
+  return s;
+}
+
 }  // namespace
 
 nlohmann::json BaselineComparison::to_json() const {
@@ -130,6 +220,8 @@ nlohmann::json ShapeGate::to_json() const {
                       {"timing_seconds", timing_seconds},
                       {"throttled_samples", throttled_samples},
                       {"check", check.to_json()}};
+  if (base_check) j["base_check"] = base_check->to_json();
+  if (!base_note.empty()) j["base_note"] = base_note;
   if (baseline) j["baseline"] = baseline->to_json();
   return j;
 }
@@ -151,6 +243,8 @@ ShapeGate ShapeGate::from_json(const nlohmann::json& j) {
   s.timing_seconds = j.value("timing_seconds", 0.0);
   s.throttled_samples = j.value("throttled_samples", 0);
   if (j.contains("check")) s.check = CheckReport::from_json(j["check"]);
+  if (j.contains("base_check")) s.base_check = CheckReport::from_json(j["base_check"]);
+  s.base_note = j.value("base_note", "");
   if (j.contains("baseline")) s.baseline = BaselineComparison::from_json(j["baseline"]);
   return s;
 }
@@ -184,6 +278,7 @@ nlohmann::json KernelGate::to_json() const {
                       {"base_compiled", base_compiled},
                       {"head_compile_error", head_compile_error},
                       {"base_compile_error", base_compile_error},
+                      {"notes", notes},
                       {"passed", passed()},
                       {"verdict", std::string(to_string(overall()))},
                       {"device", device.to_json()},
@@ -205,6 +300,7 @@ KernelGate KernelGate::from_json(const nlohmann::json& j) {
   k.base_compiled = j.value("base_compiled", false);
   k.head_compile_error = j.value("head_compile_error", "");
   k.base_compile_error = j.value("base_compile_error", "");
+  k.notes = j.value("notes", std::vector<std::string>{});
   if (j.contains("device")) {
     const auto& d = j["device"];
     k.device.name = d.value("name", "");
@@ -225,6 +321,7 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
   gate.kernel = kernel.name;
   gate.backend = backend.name();
   gate.policy = with_timer_floor(options.policy.value_or(manifest.gate), backend.timer_floor_s());
+  if (options.sanitize) gate.policy.sanitize = *options.sanitize;
   const Implementation* impl = kernel.implementation(backend.name());
   if (!impl)
     return Error::bad_input(kernel.name + " has no \"" + backend.name() + "\" implementation in " +
@@ -276,6 +373,10 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
       options.seed
           ? options.seed
           : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  const Kernel* base_kernel = sources.base ? sources.base->kernel : nullptr;
+  if (base && base_kernel && options.shape.empty())
+    note_shape_changes(kernel, *base_kernel, backend.name(), gate.notes);
+  GateSanitizer sanitizer(gate.policy.sanitize, backend.name(), options.kgate_executable);
   for (size_t i = 0; i < kernel.shapes.size(); ++i) {
     const Shape& shape = kernel.shapes[i];
     if (!options.shape.empty() && shape.name != options.shape) continue;
@@ -289,6 +390,12 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     m.gpu = options.gpu;
     m.head = &head->program;
     m.base = base ? &base->program : nullptr;
+    if (base && base_kernel) {
+      // The base as its revision declares it: its args, launch and shape.
+      m.base_kernel = base_kernel;
+      m.base_impl = base_kernel->implementation(backend.name());
+      m.base_shape = base_kernel->shape(shape.name);
+    }
     m.reference = &reference->program;
     m.seed = gate.seed + i * 1000;
     m.reference_cache = options.reference_cache;
@@ -301,47 +408,23 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     m.time_limit_s = kernel.timing.time_limit_s + gate.policy.budget_s;
     auto started = std::chrono::steady_clock::now();
     ShapeMeasurement measured = measure_shape(m);
-    ShapeGate s;
+    ShapeGate s = judge_shape(shape, measured, base.has_value() && options.time, gate.policy);
+    if (measured.status == MeasureStatus::kPass && sanitizer.active()) {
+      SanitizeTarget target;
+      target.manifest_root = sources.head.root.empty() ? manifest.root : sources.head.root;
+      target.kernel = &kernel;
+      target.backend = backend.name();
+      target.shape = shape.name;
+      target.head = head->program;
+      target.reference = reference->program;
+      target.seed = m.seed;
+      target.gpu = options.gpu;
+      target.time_limit_s = kernel.timing.time_limit_s;
+      sanitizer.check(target, s, gate.notes);
+    }
     s.timing_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    s.shape = shape.name;
-    s.phase = shape.phase;
-    s.check = measured.check;
-    s.head_seconds = measured.head_seconds;
-    s.base_seconds = measured.base_seconds;
-    s.throttled_samples = measured.throttled_samples;
-    s.head_median_s = measured.head_median();
-    s.base_median_s = measured.base_median();
-    s.head_p10_s = quantile(measured.head_seconds, 0.1);
-    s.head_p90_s = quantile(measured.head_seconds, 0.9);
-    s.rounds =
-        static_cast<int>(std::min(measured.head_seconds.size(), measured.base_seconds.size()));
     if (gate.device.name.empty()) gate.device = measured.device;
-    if (measured.status == MeasureStatus::kFail) {
-      s.verdict = Verdict::kIncorrect;
-      s.fails = true;
-      s.reason = measured.reason;
-    } else if (measured.status == MeasureStatus::kError) {
-      s.verdict = Verdict::kError;
-      s.fails = true;
-      s.reason = measured.reason;
-    } else if (!base || !options.time) {
-      s.verdict = Verdict::kNew;
-    } else {
-      s.interval = paired_ratio_interval(measured.head_seconds, measured.base_seconds,
-                                         gate.policy.confidence);
-      s.verdict = decide(s.interval, gate.policy, s.base_median_s);
-      s.fails = breaks_policy(s.verdict, s.interval, gate.policy);
-      s.reason = change_floor_note(s.interval, gate.policy, s.base_median_s);
-      if (s.fails) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf,
-                      "%.1f%% slower (%.1f%% to %.1f%%), more than the allowed %.1f%%",
-                      (s.interval.estimate - 1) * 100, (s.interval.low - 1) * 100,
-                      (s.interval.high - 1) * 100, gate.policy.max_regression * 100);
-        s.reason = buf;
-      }
-    }
     gate.shapes.push_back(std::move(s));
   }
   return gate;

@@ -48,6 +48,10 @@ struct GateOptions {
   // Keeps inputs and reference outputs between gates of the same shapes and
   // seed (an episode's candidates); null: each gate draws its own.
   ReferenceCache* reference_cache = nullptr;
+  // compute-sanitizer tools run on the head's check of each shape
+  // (gate/gate_sanitizer.h); nullopt: the policy's "sanitize".
+  std::optional<std::vector<std::string>> sanitize;
+  std::filesystem::path kgate_executable;  // runs the sanitized check; empty: this program
 };
 
 // Head's latest stored baseline on this shape, beside the A/B result.
@@ -75,6 +79,12 @@ struct ShapeGate {
   double timing_seconds = 0;  // wall time spent measuring this shape
   int throttled_samples = 0;
   CheckReport check;  // head against the reference
+  // The base on this shape: its check against the head's reference (when it
+  // ran), and what a reader must know about it ("the base is itself
+  // incorrect on this shape: ...", "the base failed to run: ..."); empty when
+  // nothing is wrong with it.
+  std::optional<CheckReport> base_check;
+  std::string base_note;
   std::optional<BaselineComparison> baseline;
   // Kept in memory only (not in JSON): the raw samples, for baselines.
   std::vector<double> head_seconds, base_seconds;
@@ -93,6 +103,9 @@ struct KernelGate {
   GatePolicy policy;
   bool head_compiled = false, base_compiled = false;
   std::string head_compile_error, base_compile_error;
+  // What changed between the revisions' shape lists ("head drops shapes a, b
+  // of the base"), for every report.
+  std::vector<std::string> notes;
   std::vector<ShapeGate> shapes;
   DeviceInfo device;
   uint64_t seed = 0;

@@ -78,7 +78,8 @@ std::string verdict_cell(const ShapeGate& s) {
   if (s.fails) return "**" + v + " (fail)**";
   if (s.accepted_regression) return v + " (regression accepted)";
   if (s.verdict == Verdict::kSlower) return v + " (within policy)";
-  if (s.verdict == Verdict::kSame && !s.reason.empty()) return v + " (" + s.reason + ")";
+  if ((s.verdict == Verdict::kSame || s.verdict == Verdict::kNew) && !s.reason.empty())
+    return v + " (" + s.reason + ")";
   return v;
 }
 
@@ -100,6 +101,7 @@ std::string format_change(const RatioInterval& r) {
 }
 
 bool GateReport::passed() const {
+  if (!manifest_error.empty()) return false;
   for (const KernelGate& k : kernels)
     if (!k.passed()) return false;
   if (workload.is_object() && !workload.value("passed", false)) return false;
@@ -117,6 +119,10 @@ nlohmann::json GateReport::to_json() const {
                       {"passed", passed()},
                       {"notes", notes},
                       {"kernels", nlohmann::json::array()}};
+  if (!manifest_error.empty()) {
+    j["manifest_error"] = manifest_error;
+    j["manifest_file"] = manifest_file;
+  }
   for (const KernelGate& k : kernels) j["kernels"].push_back(k.to_json());
   if (!workload.is_null()) j["workload"] = workload;
   return j;
@@ -132,6 +138,8 @@ GateReport GateReport::from_json(const nlohmann::json& j) {
   r.manifest_dir = j.value("manifest_dir", "");
   r.pull_number = j.value("pull_request", int64_t{0});
   r.notes = j.value("notes", std::vector<std::string>{});
+  r.manifest_error = j.value("manifest_error", "");
+  r.manifest_file = j.value("manifest_file", "kgate.json");
   r.workload = j.value("workload", nlohmann::json());
   for (const auto& k : j.value("kernels", nlohmann::json::array()))
     r.kernels.push_back(KernelGate::from_json(k));
@@ -178,8 +186,14 @@ std::string render_markdown(const GateReport& report, size_t max_chars) {
   }
   out += line;
   out += "\n\n";
+  if (!report.manifest_error.empty())
+    out += "**The head's kgate.json does not load**, so no kernel was gated:\n\n```\n" +
+           report.manifest_error + "\n```\n\n";
+  size_t listed = report.notes.size();
   for (const std::string& n : report.notes) out += "- " + n + "\n";
-  if (!report.notes.empty()) out += "\n";
+  for (const KernelGate& k : report.kernels)
+    for (const std::string& n : k.notes) out += "- " + k.kernel + ": " + n + "\n", ++listed;
+  if (listed > 0) out += "\n";
   if (!report.workload.is_null()) out += workload_validation_markdown(report.workload);
   if (report.kernels.empty()) return out;
 
@@ -226,6 +240,12 @@ std::string render_markdown(const GateReport& report, size_t max_chars) {
       if (s.fails && !s.reason.empty())
         details += "- **" + k.kernel + " / " + s.shape + "**: " + cell(s.reason) + "\n";
   }
+  std::string base_notes;
+  for (const KernelGate& k : report.kernels)
+    for (const ShapeGate& s : k.shapes)
+      if (!s.base_note.empty())
+        base_notes += "- **" + k.kernel + " / " + s.shape + "**: " + cell(s.base_note) + "\n";
+  if (!base_notes.empty()) details += "\n### The base\n" + base_notes;
   size_t reserve = out.size() + details.size() + 200;
   for (const Row& r : rows) {
     if (reserve + table.size() + r.text.size() > max_chars) break;
@@ -236,7 +256,8 @@ std::string render_markdown(const GateReport& report, size_t max_chars) {
   if (shown < rows.size())
     out += "\n_" + std::to_string(rows.size() - shown) +
            " more rows left out (see the JSON report)._\n";
-  if (!details.empty()) out += "\n### Failures\n" + details;
+  if (!details.empty())
+    out += details.rfind("\n### The base\n", 0) == 0 ? details : "\n### Failures\n" + details;
   out +=
       "\nChange is head/base − 1: Hodges–Lehmann estimate over interleaved rounds, with its "
       "signed-rank "
@@ -271,12 +292,23 @@ std::string render_junit(const GateReport& report) {
         cases += "      <failure message=\"" + xml_escape(summary) + "\">" + xml_escape(s.reason) +
                  "</failure>\n";
       }
+      if (!s.reason.empty()) summary += ": " + s.reason;
+      if (!s.base_note.empty()) summary += " (base: " + s.base_note + ")";
       cases += "      <system-out>" + xml_escape(summary) + "</system-out>\n    </testcase>\n";
     }
     tests += kt, failures += kf, errors += ke;
     suites += "  <testsuite name=\"" + xml_escape(k.kernel) + "\" tests=\"" + std::to_string(kt) +
               "\" failures=\"" + std::to_string(kf) + "\" errors=\"" + std::to_string(ke) +
               "\">\n" + cases + "  </testsuite>\n";
+  }
+  if (!report.manifest_error.empty()) {
+    ++tests, ++failures;
+    suites +=
+        "  <testsuite name=\"kgate.json\" tests=\"1\" failures=\"1\" errors=\"0\">\n"
+        "    <testcase classname=\"kgate.manifest\" name=\"" +
+        xml_escape(report.manifest_file) +
+        "\">\n      <failure message=\"the head's kgate.json does not load\">" +
+        xml_escape(report.manifest_error) + "</failure>\n    </testcase>\n  </testsuite>\n";
   }
   return "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kgate gate\" tests=\"" +
          std::to_string(tests) + "\" failures=\"" + std::to_string(failures) + "\" errors=\"" +
@@ -285,6 +317,10 @@ std::string render_junit(const GateReport& report) {
 
 std::string render_github_annotations(const GateReport& report) {
   std::string out;
+  if (!report.manifest_error.empty())
+    out += "::error file=" + command_escape(repo_path(report, report.manifest_file), true) +
+           ",line=1,title=" + command_escape("kgate: the head's kgate.json does not load", true) +
+           "::" + command_escape(report.manifest_error, false) + "\n";
   for (const KernelGate& k : report.kernels) {
     std::string file = command_escape(repo_path(report, k.source), true);
     if (!k.head_compiled) {
@@ -303,6 +339,48 @@ std::string render_github_annotations(const GateReport& report) {
     }
   }
   return out;
+}
+
+namespace {
+
+void rewrite(std::string& text, const std::string& from, const std::string& to) {
+  if (from.empty()) return;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
+void rewrite(nlohmann::json& j, const std::string& from, const std::string& to) {
+  if (j.is_string()) {
+    std::string s = j.get<std::string>();
+    rewrite(s, from, to);
+    j = s;
+  } else if (j.is_structured()) {
+    for (auto& item : j) rewrite(item, from, to);
+  }
+}
+
+void rewrite(CheckReport& check, const std::string& from, const std::string& to) {
+  rewrite(check.reason, from, to);
+}
+
+}  // namespace
+
+void rewrite_paths(GateReport& report, const std::string& from, const std::string& to) {
+  rewrite(report.manifest_error, from, to);
+  for (std::string& n : report.notes) rewrite(n, from, to);
+  rewrite(report.workload, from, to);
+  for (KernelGate& k : report.kernels) {
+    rewrite(k.why, from, to);
+    rewrite(k.head_compile_error, from, to);
+    rewrite(k.base_compile_error, from, to);
+    for (std::string& n : k.notes) rewrite(n, from, to);
+    for (ShapeGate& s : k.shapes) {
+      rewrite(s.reason, from, to);
+      rewrite(s.base_note, from, to);
+      rewrite(s.check, from, to);
+      if (s.base_check) rewrite(*s.base_check, from, to);
+    }
+  }
 }
 
 }  // namespace kgate

@@ -20,6 +20,12 @@ struct GateReport {
   int64_t pull_number = 0;   // the pull request gated (--pr); 0: none named
   std::vector<KernelGate> kernels;
   std::vector<std::string> notes;  // "no kernel changed", skipped kernels
+  // The head's kgate.json does not load: a failed check of the change, with
+  // the revision and the JSON path ("head (abc1234): kgate.json:
+  // kernels[2].launch.grid[0]: evaluates to 0 for shape 'edge'"); nothing
+  // was gated. Empty when it loads.
+  std::string manifest_error;
+  std::string manifest_file = "kgate.json";  // the head's manifest, relative to manifest_dir
   nlohmann::json workload;  // in-model validation (gate/workload_validation.h); null: not run
 
   bool passed() const;
@@ -45,6 +51,11 @@ std::string render_junit(const GateReport& report);
 // "::error file=...,line=1,title=...::message" lines for failing shapes and
 // compile errors, paths relative to the repository root.
 std::string render_github_annotations(const GateReport& report);
+
+// Replaces `from` with `to` in every message of the report (reasons, notes,
+// compile errors, the workload section): kgate gate reads revisions into a
+// temporary folder whose path must not reach a report.
+void rewrite_paths(GateReport& report, const std::string& from, const std::string& to);
 
 // "+4.8% [+3.9, +5.6]"; "-" when there is no interval.
 std::string format_change(const RatioInterval& interval);

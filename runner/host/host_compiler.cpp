@@ -115,6 +115,14 @@ Result<CompileOutcome> HostCompiler::build(const HostBuild& build) {
 
   CompileOutcome outcome;
   outcome.log = run->err + run->out;
+  // Messages name the source as the manifest does, not the work folder's copy.
+  auto replace_all = [&](const std::string& from, const std::string& to) {
+    for (size_t p = outcome.log.find(from); p != std::string::npos;
+         p = outcome.log.find(from, p + to.size()))
+      outcome.log.replace(p, from.size(), to);
+  };
+  replace_all(copied_source.string(), display);
+  replace_all(work.string() + "/", "");
   outcome.diagnostics = parse_compile_diagnostics(outcome.log);
   if (!run->succeeded()) {
     outcome.ok = false;

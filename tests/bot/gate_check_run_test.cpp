@@ -73,5 +73,18 @@ TEST(GateCheckRunTest, MeasuringErrorsAreNeutralAndAPassIsSuccess) {
   EXPECT_EQ(gate_check_run(GateReport{}, "").title, "kgate: no kernel changed");
 }
 
+TEST(GateCheckRunTest, ABrokenHeadManifestIsAFailureOnTheManifest) {
+  GateReport report;
+  report.manifest_dir = "kernels";
+  report.manifest_file = ".github/kgate.json";
+  report.manifest_error = "head (abc1234): .github/kgate.json: kernels[0].args: missing";
+  CheckRunReport check = gate_check_run(report, "## kgate: failed\n");
+  EXPECT_EQ(check.conclusion, "failure");
+  EXPECT_EQ(check.title, "kgate: the head's kgate.json does not load");
+  ASSERT_EQ(check.annotations.size(), 1u);
+  EXPECT_EQ(check.annotations[0].path, "kernels/.github/kgate.json");
+  EXPECT_EQ(check.annotations[0].message, report.manifest_error);
+}
+
 }  // namespace
 }  // namespace kgate::bot

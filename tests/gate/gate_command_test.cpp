@@ -184,6 +184,103 @@ TEST_F(GateCommand, ManifestEntryChangeGatesTheKernel) {
   EXPECT_EQ(report()["kernels"][0]["why"], "manifest entry changed");
 }
 
+// Nothing a gate prints or writes names the temporary folder it read the
+// revisions into.
+void expect_no_scratch_paths(const std::string& what, const std::string& text) {
+  EXPECT_EQ(text.find("kgate-gate-"), std::string::npos) << what << ":\n" << text;
+}
+
+TEST_F(GateCommand, BrokenHeadManifestFailsTheCheckWithAFullReport) {
+  // A count that evaluates to 0 for a shape: the manifest does not load.
+  std::string manifest = kManifest;
+  manifest.replace(manifest.find("\"count\": \"n\", \"role\""), 12, "\"count\": \"n - 8192\"");
+  repo->write("kgate.json", manifest);
+  std::string head = repo->commit("broken manifest");
+  auto out = gate(base, head,
+                  {"--markdown", (dir / "gate.md").string(), "--junit",
+                   (dir / "junit.xml").string(), "--forge", "local"});
+  EXPECT_EQ(out.exit_code, 1) << out.out << out.err;
+  EXPECT_NE(out.out.find("gate: FAILED"), std::string::npos) << out.out;
+  nlohmann::json j = report();
+  EXPECT_FALSE(j["passed"].get<bool>());
+  std::string why = j.value("manifest_error", "");
+  EXPECT_EQ(why.rfind("head (" + head.substr(0, 7) +
+                          "): kgate.json: kernels[0].args[0].count: evaluates to 0 for shape "
+                          "'small'",
+                      0),
+            0u)
+      << why;
+  std::string md = read(dir / "gate.md"), junit = read(dir / "junit.xml");
+  EXPECT_NE(md.find("kgate.json does not load"), std::string::npos) << md;
+  EXPECT_NE(md.find("kernels[0].args[0].count"), std::string::npos) << md;
+  EXPECT_NE(junit.find("failures=\"1\""), std::string::npos) << junit;
+  bool published = false;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(repo->path() / ".kgate" / "checks")) {
+    if (entry.path().extension() != ".json") continue;
+    nlohmann::json check = nlohmann::json::parse(read(entry.path()));
+    EXPECT_EQ(check.value("conclusion", ""), "failure") << check.dump(1);
+    published = true;
+  }
+  EXPECT_TRUE(published);
+  for (const auto& [what, text] :
+       std::vector<std::pair<std::string, std::string>>{{"stdout", out.out},
+                                                        {"stderr", out.err},
+                                                        {"json", j.dump()},
+                                                        {"markdown", md},
+                                                        {"junit", junit}})
+    expect_no_scratch_paths(what, text);
+}
+
+TEST_F(GateCommand, BrokenBaseManifestIsANoteWithoutScratchPaths) {
+  std::string manifest = kManifest;
+  manifest.replace(manifest.find("\"count\": \"n\", \"role\""), 12, "\"count\": \"n - 8192\"");
+  repo->write("kgate.json", manifest);
+  std::string broken = repo->commit("broken manifest");
+  repo->write("kgate.json", kManifest);
+  std::string fixed = repo->commit("fixed manifest");
+  auto out = gate(broken, fixed, {"--budget", "0.1"});
+  EXPECT_EQ(out.exit_code, 0) << out.out << out.err;
+  nlohmann::json j = report();
+  ASSERT_FALSE(j["notes"].empty()) << j.dump(1);
+  std::string note = j["notes"][0];
+  EXPECT_NE(note.find("the base's kgate.json does not load (base (" + broken.substr(0, 7) +
+                      "): kgate.json: kernels[0].args[0].count"),
+            std::string::npos)
+      << note;
+  expect_no_scratch_paths("stdout", out.out);
+  expect_no_scratch_paths("stderr", out.err);
+  expect_no_scratch_paths("json", j.dump());
+}
+
+TEST_F(GateCommand, CompileErrorsNameTheFileAsTheRepositoryHasIt) {
+  repo->write("src/scale.cpp", std::string(kKernel) + "this does not compile\n");
+  std::string head = repo->commit("typo");
+  auto out = gate(base, head);
+  EXPECT_EQ(out.exit_code, 1) << out.out << out.err;
+  nlohmann::json j = report();
+  std::string error = j["kernels"][0]["head_compile_error"];
+  EXPECT_NE(error.find("scale.cpp"), std::string::npos) << error;
+  expect_no_scratch_paths("compile error", error);
+  expect_no_scratch_paths("stderr", out.err);
+  expect_no_scratch_paths("stdout", out.out);
+}
+
+TEST_F(GateCommand, SanitizeKernelsIsANoteOnTheHostAndChecksItsTools) {
+  repo->write("src/scale.cpp", std::string("// reformatted\n") + kKernel);
+  std::string head = repo->commit("comment");
+  auto out = gate(base, head, {"--budget", "0.1", "--sanitize-kernels", "memcheck,racecheck"});
+  EXPECT_EQ(out.exit_code, 0) << out.out << out.err;
+  nlohmann::json j = report();
+  ASSERT_EQ(j["kernels"][0]["notes"].size(), 1u) << j.dump(1);
+  EXPECT_NE(j["kernels"][0]["notes"][0].get<std::string>().find(
+                "compute-sanitizer (memcheck, racecheck) not run"),
+            std::string::npos);
+  auto bad = gate(base, head, {"--sanitize-kernels", "memcheck,valgrind"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("'valgrind' is not memcheck"), std::string::npos) << bad.err;
+}
+
 TEST_F(GateCommand, BadRevisionsExitTwo) {
   auto out = gate("no-such-branch", base);
   EXPECT_EQ(out.exit_code, 2) << out.out << out.err;

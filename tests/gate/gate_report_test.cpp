@@ -140,5 +140,64 @@ TEST(GateReport, AcceptRegressionPassesOnlySlowerShapes) {
   EXPECT_TRUE(only_slower.passed());
 }
 
+TEST(GateReport, ABrokenHeadManifestFailsEveryReport) {
+  GateReport r;
+  r.base = "main";
+  r.head = "pr";
+  r.base_commit = std::string(40, 'a');
+  r.head_commit = std::string(40, 'b');
+  r.manifest_dir = "csrc";
+  r.manifest_error =
+      "head (bbbbbbb): kgate.json: kernels[2].launch.grid[0]: evaluates to 0 for shape 'edge'";
+  EXPECT_FALSE(r.passed());
+  std::string md = render_markdown(r);
+  EXPECT_NE(md.find("## kgate: failed"), std::string::npos);
+  EXPECT_NE(md.find("kernels[2].launch.grid[0]: evaluates to 0"), std::string::npos) << md;
+  std::string junit = render_junit(r);
+  EXPECT_NE(junit.find("tests=\"1\" failures=\"1\""), std::string::npos) << junit;
+  std::string annotations = render_github_annotations(r);
+  EXPECT_EQ(annotations.rfind("::error file=csrc/kgate.json,line=1,", 0), 0u) << annotations;
+  GateReport back = GateReport::from_json(r.to_json());
+  EXPECT_EQ(back.manifest_error, r.manifest_error);
+  EXPECT_FALSE(back.passed());
+}
+
+TEST(GateReport, BaseNotesAndShapeListChangesAreShown) {
+  GateReport r = sample_report();
+  r.kernels[0].notes = {"head drops shapes large and odd of the base: no longer checked"};
+  ShapeGate fixed = shape("fixed-shape", Verdict::kSlower, 1.5, false);
+  fixed.base_note = "the base is itself incorrect on this shape: element 3 of 'out' is 2";
+  ShapeGate untimed = shape("new-shape", Verdict::kNew, 1.0, false);
+  untimed.interval = RatioInterval{};
+  untimed.reason = "not timed against the base: the head adds argument 'bias'";
+  r.kernels[0].shapes.push_back(fixed);
+  r.kernels[0].shapes.push_back(untimed);
+  std::string md = render_markdown(r);
+  EXPECT_NE(md.find("- rmsnorm: head drops shapes large and odd"), std::string::npos) << md;
+  EXPECT_NE(md.find("### The base"), std::string::npos) << md;
+  EXPECT_NE(md.find("**rmsnorm / fixed-shape**: the base is itself incorrect"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("new (not timed against the base: the head adds argument 'bias')"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(render_junit(r).find("(base: the base is itself incorrect"), std::string::npos);
+  KernelGate back = KernelGate::from_json(r.kernels[0].to_json());
+  EXPECT_EQ(back.notes, r.kernels[0].notes);
+  EXPECT_EQ(back.shapes[2].base_note, fixed.base_note);
+}
+
+TEST(GateReport, RewritePathsReachesEveryMessage) {
+  GateReport r = sample_report();
+  r.notes = {"the base's kgate.json does not load (/tmp/kgate-gate-x/base/kgate.json)"};
+  r.kernels[1].head_compile_error = "/tmp/kgate-gate-x/head/kernels/softmax.cu:3: error";
+  r.kernels[0].shapes[1].reason = "see /tmp/kgate-gate-x/head/x";
+  r.kernels[0].shapes[1].base_note = "/tmp/kgate-gate-x/base/y";
+  r.workload = {{"reason", "built in /tmp/kgate-gate-x/head/build"}};
+  rewrite_paths(r, "/tmp/kgate-gate-x/head/", "");
+  rewrite_paths(r, "/tmp/kgate-gate-x/base/", "");
+  EXPECT_EQ(r.to_json().dump().find("kgate-gate-"), std::string::npos) << r.to_json().dump(1);
+  EXPECT_EQ(r.kernels[1].head_compile_error, "kernels/softmax.cu:3: error");
+}
+
 }  // namespace
 }  // namespace kgate

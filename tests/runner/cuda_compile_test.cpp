@@ -43,6 +43,29 @@ class CudaCompileTest : public ::testing::Test {
   Manifest manifest_;
 };
 
+// The GPU tests' planted kernels (memory rules, compute-sanitizer) compile
+// here, so a later session on a GPU runs them rather than fixing them.
+TEST_F(CudaCompileTest, PlantedBadKernelsCompileWithoutAGpu) {
+  auto backend = make_cuda_backend("sm_90");
+  int compiled = 0;
+  for (const char* folder : {"bad-kernels", "sanitize-kernels"}) {
+    auto m = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / folder);
+    ASSERT_TRUE(m.ok()) << m.error().message;
+    for (const Kernel& k : m->kernels) {
+      if (!k.implementation("cuda")) continue;
+      CompileRequest r;
+      r.kernel = &k;
+      r.impl = k.implementation("cuda");
+      r.root = m->root;
+      auto outcome = backend->compile(r);
+      ASSERT_TRUE(outcome.ok()) << k.name << ": " << outcome.error().message;
+      EXPECT_TRUE(outcome->ok) << k.name << ":\n" << outcome->log;
+      ++compiled;
+    }
+  }
+  EXPECT_EQ(compiled, 5);
+}
+
 TEST_F(CudaCompileTest, EveryExampleKernelCompilesWithNvrtcWithoutAGpu) {
   auto backend = make_cuda_backend("sm_90");
   int compiled = 0;

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "agent/agent_context.h"
+#include "core/entry_name.h"
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/number_format.h"
@@ -346,7 +347,9 @@ Result<EpisodeResult> EpisodeRunner::run() {
       it.outcome = "no-code";
       it.failure =
           "the answer had no usable kernel: give the complete source file in one fenced code block";
-    } else if (parsed.code->find(impl->entry) == std::string::npos) {
+    } else if (parsed.code->find(EntryName::parse(impl->entry).ok()
+                                     ? EntryName::parse(impl->entry)->unqualified()
+                                     : impl->entry) == std::string::npos) {
       it.outcome = "invalid";
       it.failure = "the code does not define the entry function `" + impl->entry +
                    "`; keep its name and signature";

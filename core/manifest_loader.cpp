@@ -1,5 +1,6 @@
 #include "core/manifest_loader.h"
 
+#include "core/entry_name.h"
 #include "core/workload_spec.h"
 
 #include <algorithm>
@@ -295,6 +296,8 @@ Result<Implementation> Loader::load_implementation(const json& body, const std::
   impl.source = *source;
   auto entry = get_string(body, path, "entry", true);
   if (!entry.ok()) return entry.error();
+  if (auto name = EntryName::parse(*entry); !name.ok())
+    return fail(path + ".entry", name.error().message);
   impl.entry = *entry;
 
   if (auto compile = body.find("compile"); compile != body.end()) {
@@ -533,6 +536,13 @@ Status Loader::check_expressions(const Kernel& kernel) const {
         if (s.variables.count(t.name))
           return fail(impl.json_path + ".tunables." + t.name,
                       "name is also a variable of shape '" + s.name + "'");
+    // One compile serves every shape: template arguments cannot follow a shape.
+    for (const std::string& n : EntryName::parse(impl.entry)->argument_names())
+      for (const Shape& s : kernel.shapes)
+        if (s.variables.count(n))
+          return fail(impl.json_path + ".entry",
+                      "template argument '" + n + "' is a variable of shape '" + s.name +
+                          "'; use tunables and constants (one compile serves every shape)");
     for (const Shape& shape : kernel.shapes) {
       Variables vars = kernel.variables(shape, impl.default_tunables());
       auto eval = [&](const Expression& e, const std::string& path, int64_t min) -> Status {

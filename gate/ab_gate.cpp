@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/entry_name.h"
 #include "core/file_util.h"
 #include "core/log.h"
 #include "gate/gate_sanitizer.h"
@@ -335,7 +336,8 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
              text.ok()) {
     head_text = *text;
   }
-  gate.source_line = entry_line(head_text, impl->entry);
+  auto entry = EntryName::parse(impl->entry);
+  gate.source_line = entry_line(head_text, entry.ok() ? entry->unqualified() : impl->entry);
   if (!options.shape.empty() && !kernel.shape(options.shape))
     return Error::bad_input(kernel.name + " has no shape '" + options.shape + "'");
 

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/entry_name.h"
 #include "core/number_format.h"
 #include "core/text_table.h"
 #include "core/workload_spec.h"
@@ -140,8 +141,15 @@ std::string match_manifest_kernel(const std::string& launch_name, const Manifest
   auto matches = [&](const std::string& entry) {
     if (entry.empty()) return false;
     if (launch_name == entry || plain == entry) return true;
-    if (plain.rfind(entry, 0) != 0 || plain.size() == entry.size()) return false;
-    char next = plain[entry.size()];
+    // Any instantiation of a template-id entry ("reduce6<float, BLOCK, true>")
+    // is that kernel; a function template's demangled name starts with its
+    // return type ("void reduce6<float, 256u, true>(float*, ...)").
+    auto parsed = EntryName::parse(entry);
+    std::string name = parsed.ok() ? parsed->name() : entry;
+    std::string_view p = plain;
+    if (p.rfind("void ", 0) == 0 && name.rfind("void", 0) != 0) p.remove_prefix(5);
+    if (p.rfind(name, 0) != 0 || p.size() == name.size()) return false;
+    char next = p[name.size()];
     return next == '(' || next == '<';
   };
   for (const Kernel& k : manifest.kernels)

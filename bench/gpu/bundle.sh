@@ -3,7 +3,9 @@
 # toolkit and driver but none of kgate's other libraries:
 #   bench/gpu/bundle.sh BUILD DEST
 # DEST/bin: stripped kgate, test and bench binaries; DEST/lib: their shared
-# libraries except glibc's and CUDA's; DEST/src: examples/ and bench/ scripts.
+# libraries except glibc's and CUDA's; DEST/src: examples/, tests/fixtures/
+# (the carried tests read them through KGATE_TEST_SOURCE_DIR) and bench/
+# scripts, bench/thirdparty/ included.
 set -euo pipefail
 BUILD=$1 DEST=$2
 rm -rf "$DEST" && mkdir -p "$DEST/bin" "$DEST/lib" "$DEST/src"
@@ -25,7 +27,10 @@ done
 cp "$BUILD/libkgate_trace.so" "$DEST/bin/" && strip "$DEST/bin/libkgate_trace.so"
 cp -r examples "$DEST/src/"
 rm -rf "$DEST"/src/examples/*/workload/build  # rebuilt there for its GPU
+mkdir -p "$DEST/src/tests" && cp -r tests/fixtures "$DEST/src/tests/"
 mkdir -p "$DEST/src/bench/gpu" && cp bench/pytorch_ops.py bench/episodes_table.py bench/sweep_gap.py bench/set_tunable_defaults.py "$DEST/src/bench/"
-cp bench/gpu/episodes.sh bench/gpu/deployment_gap.sh bench/gpu/sweep_gap.sh bench/gpu/tunable_grid.sh "$DEST/src/bench/gpu/"
+cp bench/gpu/episodes.sh bench/gpu/deployment_gap.sh bench/gpu/sweep_gap.sh bench/gpu/tunable_grid.sh \
+   bench/gpu/aa_bias.sh bench/gpu/aa_bias.py "$DEST/src/bench/gpu/"
+cp -r bench/thirdparty "$DEST/src/bench/"
 cp bench/gpu/run_all.sh "$DEST/"
 du -sh "$DEST"

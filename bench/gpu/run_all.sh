@@ -6,7 +6,7 @@
 # (bench/gpu/bundle.sh BUILD CARRIED makes CARRIED.) With no STAGE, every stage runs.
 # CARRIED holds bin/ (kgate, runner_tests, runner_gpu_tests, bench_cuda,
 # bench_gate_recorded, bench_host_inputs, stripped), lib/ (shared libraries the GPU machine may lack: libgit2 and its
-# dependencies), src/ (examples/ and bench/pytorch_ops.py) and this script.
+# dependencies), src/ (examples/, tests/fixtures/, bench/ scripts and bench/thirdparty/) and this script.
 # The toolkit's libnvrtc.so.13 must be on the machine (CUDA 13).
 set -u
 D=$(cd "$1" && pwd); OUT=$2
@@ -79,6 +79,15 @@ run_if deployment_gap 300 bash "$D/src/bench/gpu/deployment_gap.sh" examples/llm
 [ -f "$OUT/pytorch.json" ] && export PYTORCH_JSON="$OUT/pytorch.json"
 run_if sweep_gap 540 bash "$D/src/bench/gpu/sweep_gap.sh" "$D/bin/kgate" examples/llm-ops "$OUT"
 run_if workload_tests 590 "$D/bin/agent_gpu_tests" --gtest_filter='InModelGpu*'
+# Kernels nobody on kgate wrote (bench/thirdparty: NVIDIA's CUDA samples reduction and vectorAdd),
+# one branch per kind of change, each gated against main: OUT/thirdparty/verdicts.md compares
+# each verdict and reason with bench/thirdparty/expected.json. Needs git and nvcc. ~5 minutes.
+run_if thirdparty 590 bash -c 'rm -rf /tmp/kgate-thirdparty && bash "$1/src/bench/thirdparty/make_repo.sh" /tmp/kgate-thirdparty > /dev/null && bash "$1/src/bench/thirdparty/run_verdicts.sh" "$1/bin/kgate" /tmp/kgate-thirdparty "$2/thirdparty"' _ "$D" "$OUT"
+# The gate's A/A bias on real gates (two separately compiled copies of every example kernel,
+# SEEDS seeds, >= 300 verdicts) and the detection of planted 2% slowdowns on >= 20 us shapes:
+# OUT/aa_bias/aa_bias.md. Resumable: run the stage again until the table has both parts
+# (about 30 minutes of GPU time in all; PHASES="aa" or "plant table" to split it).
+run_if aa_bias 590 bash "$D/src/bench/gpu/aa_bias.sh" "$D/bin/kgate" examples/llm-ops "$OUT/aa_bias"
 # Each example kernel's first version, first decode and first prefill shape: one Markdown table
 # (docs/BENCHMARKS.md), the summaries' numbers in the JSON, the sampler's log on stderr.
 run_if profile_examples 540 bash -c "'$D/bin/kgate' profile --all --repo examples/llm-ops --backend cuda --phases decode,prefill --table --json '$OUT/profile_examples.json' > '$OUT/profile_examples.md' && cat '$OUT/profile_examples.md'"

@@ -1,5 +1,7 @@
 #include "runner/cuda/cuda_backend.h"
 
+#include <cstdlib>
+
 #include "runner/cuda/cuda_compiler.h"
 #include "runner/cuda/cuda_device.h"
 #include "runner/cuda/cuda_toolkit.h"
@@ -18,8 +20,17 @@ class CudaBackend : public Backend {
 
   Status available() override {
     auto inventory = cuda::gpu_inventory();
-    if (!inventory.ok()) return inventory.error();
-    return {};
+    if (inventory.ok()) return {};
+    // KGATE_CUDA_ARCH compiles without a GPU; running (kgate run, gate) needs one.
+    std::string why = inventory.error().message;
+    if (const char* arch = std::getenv("KGATE_CUDA_ARCH"); arch && *arch)
+      why += "; KGATE_CUDA_ARCH=" + std::string(arch) +
+             " lets kgate compile CUDA kernels without a GPU, but running and timing them needs "
+             "one: `kgate check --arch " +
+             arch + "` compiles every kernel without running it";
+    else
+      why += "; `kgate check --arch sm_90` compiles the CUDA kernels without a GPU";
+    return Error{inventory.error().kind, why};
   }
 
   Result<CompileOutcome> compile(const CompileRequest& request) override {

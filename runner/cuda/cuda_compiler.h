@@ -1,12 +1,15 @@
 #pragma once
 // Compiles a manifest's CUDA kernel to a cubin for one architecture, through
 // the compile cache: NVRTC by default, nvcc when compile.compiler says so.
-// Tunables become -D macros; numerics-changing flags are refused unless the
-// manifest allows them; the resource report comes from ptxas's -v output.
+// Tunables become -D macros, except those a template-id entry names, which
+// become its template arguments; numerics-changing flags are refused unless
+// the manifest allows them; the resource report comes from ptxas's -v output.
+// Program::entry is the symbol the module is loaded by.
 //
 // Invariant: a cache key covers everything that shapes the cubin: compiler
-// and its version, architecture, flags, defines, the source text and every
-// header in the source's folder and the include folders.
+// and its version (with kgate's NVRTC prelude), architecture, the
+// instantiated entry, flags, defines, the source text and every header in
+// the source's folder and the include folders.
 #include <string>
 
 #include "core/status.h"

@@ -3,6 +3,7 @@
 #include "core/file_util.h"
 #include "core/subprocess.h"
 #include "runner/cuda/cuda_toolkit.h"
+#include "runner/cuda/entry_symbol.h"
 #include "runner/cuda/raw_compile.h"
 
 namespace kgate::cuda {
@@ -15,7 +16,7 @@ Result<RawCompileOutput> compile_with_nvcc(const RawCompileInput& in,
   // Keep the repository's file name so diagnostics name it.
   std::filesystem::path source = work / std::filesystem::path(in.display_name).filename();
   if (source.extension() != ".cu") source += ".cu";
-  KGATE_RETURN_IF_ERROR(write_file_atomic(source, in.source));
+  KGATE_RETURN_IF_ERROR(write_file_atomic(source, in.source + nvcc_entry_probe(in.entry)));
   std::filesystem::path cubin = work / "out.cubin";
   std::vector<std::string> argv = {*nvcc,        "-cubin",  "-arch=" + in.arch,
                                    "-std=c++17", "-Xptxas", "-v"};
@@ -34,6 +35,15 @@ Result<RawCompileOutput> compile_with_nvcc(const RawCompileInput& in,
   if (!run->succeeded()) {
     if (run->timed_out) out.log += "\nkgate: nvcc timed out after 300 s";
     return out;
+  }
+  if (!in.entry.empty()) {
+    auto symbol = find_entry_symbol(out.log, in.entry);
+    if (!symbol.ok()) {
+      // A diagnostic like the compiler's, on the lines that name the entry.
+      out.log += "\nkgate-entry(1): error: " + symbol.error().message + "\n";
+      return out;
+    }
+    out.entry_symbol = *symbol;
   }
   auto bytes = read_file(cubin);
   if (!bytes.ok()) return bytes.error();

@@ -11,6 +11,7 @@
 #include "core/subprocess.h"
 
 #include "runner/cuda/cuda_toolkit.h"
+#include "runner/cuda/nvrtc_prelude.h"
 #include "runner/cuda/raw_compile.h"
 
 namespace kgate::cuda {
@@ -34,7 +35,8 @@ Result<RawCompileOutput> compile_here(const RawCompileInput& in) {
   auto toolkit = toolkit_include_dir();
   if (!toolkit.ok()) return toolkit.error();
   std::vector<std::string> options = {"--gpu-architecture=" + in.arch, "-std=c++17",
-                                      "--ptxas-options=-v", "-I" + toolkit->string()};
+                                      "--ptxas-options=-v", "-I" + toolkit->string(),
+                                      std::string("--pre-include=") + kNvrtcPreludeName};
   // CUDA 13 keeps libcu++, CUB and Thrust in include/cccl, which nvcc adds by itself and NVRTC
   // does not: cooperative_groups.h (thread-block clusters) needs <cuda/std/...> from there.
   if (std::error_code ec; std::filesystem::is_directory(*toolkit / "cccl", ec))
@@ -47,10 +49,26 @@ Result<RawCompileOutput> compile_here(const RawCompileInput& in) {
   std::vector<const char*> argv;
   for (const auto& o : options) argv.push_back(o.c_str());
 
+  std::vector<const char*> header_texts, header_names;
+  for (const InMemoryHeader& h : nvrtc_headers()) {
+    header_texts.push_back(h.text.c_str());
+    header_names.push_back(h.name.c_str());
+  }
+
   nvrtcProgram program;
-  nvrtcResult r =
-      nvrtcCreateProgram(&program, in.source.c_str(), in.display_name.c_str(), 0, nullptr, nullptr);
+  nvrtcResult r = nvrtcCreateProgram(&program, in.source.c_str(), in.display_name.c_str(),
+                                     static_cast<int>(header_texts.size()), header_texts.data(),
+                                     header_names.data());
   if (r != NVRTC_SUCCESS) return Error::infrastructure(nvrtc_error(r, "nvrtcCreateProgram"));
+  // The name expression instantiates a template-id and gives the entry's
+  // lowered (mangled) name, whatever its linkage.
+  if (!in.entry.empty()) {
+    r = nvrtcAddNameExpression(program, in.entry.c_str());
+    if (r != NVRTC_SUCCESS) {
+      nvrtcDestroyProgram(&program);
+      return Error::infrastructure(nvrtc_error(r, "nvrtcAddNameExpression"));
+    }
+  }
   RawCompileOutput out;
   nvrtcResult compiled = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
   size_t log_size = 0;
@@ -71,6 +89,15 @@ Result<RawCompileOutput> compile_here(const RawCompileInput& in) {
       return Error::infrastructure(nvrtc_error(r, "nvrtcGetCUBIN") + " (is " + in.arch +
                                    " a real GPU architecture?)");
     }
+    if (!in.entry.empty()) {
+      const char* lowered = nullptr;
+      r = nvrtcGetLoweredName(program, in.entry.c_str(), &lowered);
+      if (r != NVRTC_SUCCESS || !lowered) {
+        nvrtcDestroyProgram(&program);
+        return Error::infrastructure(nvrtc_error(r, "nvrtcGetLoweredName") + " for " + in.entry);
+      }
+      out.entry_symbol = lowered;
+    }
     out.ok = true;
   } else if (compiled != NVRTC_ERROR_COMPILATION) {
     // Bad options (an unknown flag) are the manifest's fault: report them as
@@ -83,27 +110,31 @@ Result<RawCompileOutput> compile_here(const RawCompileInput& in) {
   return out;
 }
 
-// Payload framing: 'E' + message, or 'R' + ok byte + 8-byte log size + log + cubin.
+// Payload framing: 'E' + message, or 'R' + ok byte + 8-byte log size + 8-byte
+// entry symbol size + log + entry symbol + cubin.
 std::string encode(const Result<RawCompileOutput>& r) {
   if (!r.ok()) return "E" + r.error().message;
-  uint64_t n = r->log.size();
+  uint64_t n = r->log.size(), m = r->entry_symbol.size();
   std::string s = "R";
   s += r->ok ? '1' : '0';
   s.append(reinterpret_cast<const char*>(&n), 8);
-  return s + r->log + r->cubin;
+  s.append(reinterpret_cast<const char*>(&m), 8);
+  return s + r->log + r->entry_symbol + r->cubin;
 }
 
 Result<RawCompileOutput> decode(const std::string& s) {
   if (!s.empty() && s[0] == 'E') return Error::infrastructure(s.substr(1));
-  if (s.size() < 10 || s[0] != 'R')
+  if (s.size() < 18 || s[0] != 'R')
     return Error::infrastructure("the NVRTC child answered nonsense");
-  uint64_t n = 0;
+  uint64_t n = 0, m = 0;
   std::memcpy(&n, s.data() + 2, 8);
-  if (s.size() < 10 + n) return Error::infrastructure("the NVRTC child's answer was cut short");
+  std::memcpy(&m, s.data() + 10, 8);
+  if (s.size() < 18 + n + m) return Error::infrastructure("the NVRTC child's answer was cut short");
   RawCompileOutput out;
   out.ok = s[1] == '1';
-  out.log = s.substr(10, n);
-  out.cubin = s.substr(10 + n);
+  out.log = s.substr(18, n);
+  out.entry_symbol = s.substr(18 + n, m);
+  out.cubin = s.substr(18 + n + m);
   return out;
 }
 

@@ -18,12 +18,17 @@ struct RawCompileInput {
   std::vector<std::string> defines;  // "NAME=value"
   std::vector<std::string> flags;    // as the manifest wrote them, already policy-checked
   bool line_info = false;
+  // The entry's C++ name ("reduce6<float, 256, true>", "rmsnorm"): NVRTC
+  // resolves it as a name expression, nvcc through entry_symbol.h; the
+  // compile instantiates it when it is a template-id.
+  std::string entry;
 };
 
 struct RawCompileOutput {
   bool ok = false;
-  std::string log;    // compiler diagnostics plus the ptxas -v report
-  std::string cubin;  // bytes, when ok
+  std::string log;           // compiler diagnostics plus the ptxas -v report
+  std::string cubin;         // bytes, when ok
+  std::string entry_symbol;  // the entry's name in the cubin ("_Z7reduce6IfLj256ELb1EEvPT_S1_j")
 };
 
 // An Error only when the compiler cannot be run at all.

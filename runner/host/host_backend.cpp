@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <set>
 
+#include "core/entry_name.h"
 #include "runner/compile_policy.h"
 #include "runner/host/host_compiler.h"
 #include "runner/host/host_library.h"
@@ -110,16 +112,26 @@ class HostBackend : public Backend {
     KGATE_RETURN_IF_ERROR(check_numerics_flags(flags, impl.compile.allow_fast_math));
     HostBuild build;
     build.kernel = request.kernel;
-    build.entry = impl.entry;
     build.source_path = impl.source;
     build.source_text = request.source_text;
     build.root = request.root;
     build.includes = impl.compile.include;
     build.flags = flags;
-    build.defines = impl.default_tunables();
-    for (const auto& [k, v] : request.tunables) build.defines[k] = v;
+    Variables tunables = impl.default_tunables();
+    for (const auto& [k, v] : request.tunables) tunables[k] = v;
+    // A template-id entry is instantiated with the tunables' values and called
+    // through the extern "C" trampoline; the tunables it names are not macros
+    // too (they would rewrite the template's parameters of the same name).
+    auto entry = EntryName::parse(impl.entry);
+    if (!entry.ok()) return entry.error().with_context(impl.json_path + ".entry");
+    build.entry = entry->instantiate(tunables);
+    std::set<std::string> in_arguments = entry->argument_names();
+    for (const auto& [k, v] : tunables)
+      if (!in_arguments.count(k)) build.defines[k] = v;
     build.purpose = TrampolineFor::kKernel;
-    return compiler_.build(build);
+    auto outcome = compiler_.build(build);
+    if (outcome.ok() && outcome->ok) outcome->program.tunables = tunables;
+    return outcome;
   }
 
   Result<std::unique_ptr<Device>> open_device(int) override {

@@ -18,7 +18,7 @@ namespace kgate {
 namespace {
 
 std::filesystem::path fixtures() {
-  return std::filesystem::path(KGATE_TEST_FIXTURES) / "agent";
+  return testing::fixtures_dir() / "agent";
 }
 
 std::filesystem::path copy_fixture(const testing::TempDir& dir) {

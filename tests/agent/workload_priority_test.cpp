@@ -16,8 +16,7 @@ struct WorkloadPriorityTest : ::testing::Test {
     auto m = load_manifest(testing::example_dir());
     ASSERT_TRUE(m.ok()) << m.error().message;
     manifest = std::move(m.value());
-    auto t = read_launch_trace(std::filesystem::path(KGATE_TEST_FIXTURES) / "workload" /
-                               "llama_trace.json");
+    auto t = read_launch_trace(testing::fixtures_dir() / "workload" / "llama_trace.json");
     ASSERT_TRUE(t.ok()) << t.error().message;
     tasks = build_task_list(*t, manifest);
   }

@@ -11,7 +11,7 @@ namespace {
 using testing::run_kgate;
 
 std::string fixtures() {
-  return KGATE_TEST_FIXTURES;
+  return testing::fixtures_dir().string();
 }
 
 TEST(Cli, HelpListsSubcommandsAndExitsZero) {

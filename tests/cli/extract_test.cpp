@@ -11,7 +11,7 @@ namespace {
 
 TEST(ExtractCommand, BuildsAndStoresTheTaskListFromARecordedTrace) {
   testing::TempDir dir;
-  auto trace = std::filesystem::path(KGATE_TEST_FIXTURES) / "workload" / "llama_trace.json";
+  auto trace = testing::fixtures_dir() / "workload" / "llama_trace.json";
   auto r = testing::run_kgate({"extract", "--repo", testing::example_dir().string(), "--from-trace",
                                trace.string(), "--json", (dir / "tasks.json").string(),
                                "--state-dir", (dir / "state").string()});

@@ -49,7 +49,7 @@ std::vector<std::string> sweep_args(const std::filesystem::path& work) {
 
 TEST(SweepPublish, OpensPullRequestsOnTheLocalForgeAndUpdatesThemInPlace) {
   testing::TempDir tmp;
-  auto work = git_copy(tmp, std::filesystem::path(KGATE_TEST_FIXTURES) / "agent" / "sumsq");
+  auto work = git_copy(tmp, testing::fixtures_dir() / "agent" / "sumsq");
   const auto args = sweep_args(work);
   auto first = run_kgate(args, "", 900);
   ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
@@ -147,7 +147,7 @@ class RefusingGitHub {
 
 TEST(SweepPublish, AFailedPublicationKeepsTheProposalAndSaysInfrastructure) {
   testing::TempDir tmp;
-  auto work = git_copy(tmp, std::filesystem::path(KGATE_TEST_FIXTURES) / "agent" / "sumsq");
+  auto work = git_copy(tmp, testing::fixtures_dir() / "agent" / "sumsq");
   RefusingGitHub github;
   setenv("GITHUB_TOKEN", RefusingGitHub::kToken, 1);
   auto out =
@@ -174,7 +174,7 @@ TEST(SweepPublish, AFailedPublicationKeepsTheProposalAndSaysInfrastructure) {
 
 TEST(SweepPublish, ForgeProblemsAreFoundBeforeAnyEpisode) {
   testing::TempDir tmp;
-  auto work = git_copy(tmp, std::filesystem::path(KGATE_TEST_FIXTURES) / "agent" / "sumsq");
+  auto work = git_copy(tmp, testing::fixtures_dir() / "agent" / "sumsq");
   unsetenv("GITHUB_TOKEN");
   unsetenv("GH_TOKEN");
   auto out = run_kgate({"sweep", "--repo", work.string(), "--backend", "host", "--forge", "github",
@@ -185,7 +185,7 @@ TEST(SweepPublish, ForgeProblemsAreFoundBeforeAnyEpisode) {
 
   // Not a git repository: with nothing configured, proposals only, and a note.
   testing::TempDir plain;
-  std::filesystem::copy(std::filesystem::path(KGATE_TEST_FIXTURES) / "agent" / "sumsq", plain / "k",
+  std::filesystem::copy(testing::fixtures_dir() / "agent" / "sumsq", plain / "k",
                         std::filesystem::copy_options::recursive);
   auto asked = run_kgate({"sweep", "--repo", (plain / "k").string(), "--backend", "host", "--forge",
                           "local", "--no-baselines"});

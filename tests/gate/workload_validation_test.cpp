@@ -19,7 +19,7 @@ namespace {
 using json = nlohmann::json;
 
 json fixture(const std::string& name) {
-  return json::parse(testing::read(std::filesystem::path(KGATE_TEST_FIXTURES) / "workload" / name));
+  return json::parse(testing::read(testing::fixtures_dir() / "workload" / name));
 }
 
 std::vector<OutputComparison> llm_rules() {

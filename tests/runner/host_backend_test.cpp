@@ -27,7 +27,7 @@ class HostBackendTest : public ::testing::Test {
     return report.ok() ? *report : KernelRunReport{};
   }
   Manifest bad_kernels() {
-    auto m = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "bad-kernels");
+    auto m = load_manifest(testing::fixtures_dir() / "bad-kernels");
     EXPECT_TRUE(m.ok()) << m.error().message;
     return *m;
   }

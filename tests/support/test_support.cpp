@@ -66,4 +66,10 @@ std::filesystem::path example_dir() {
   return source_dir() / "examples" / "llm-ops";
 }
 
+std::filesystem::path fixtures_dir() {
+  const char* dir = std::getenv("KGATE_TEST_SOURCE_DIR");
+  return dir && *dir ? std::filesystem::path(dir) / "tests" / "fixtures"
+                     : std::filesystem::path(KGATE_TEST_FIXTURES);
+}
+
 }  // namespace kgate::testing

@@ -36,5 +36,8 @@ void use_private_compile_cache();
 
 std::filesystem::path source_dir();
 std::filesystem::path example_dir();  // examples/llm-ops
+// tests/fixtures, under KGATE_TEST_SOURCE_DIR when set (a copied tree on the
+// GPU machine, where the build's absolute paths do not exist).
+std::filesystem::path fixtures_dir();
 
 }  // namespace kgate::testing

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""bench/thirdparty and bench/gpu/aa_bias.py without a GPU: make_repo.sh builds
+the repository with main and one branch per kind of change (real git); the
+verdict table says right or wrong per branch from gate reports in kgate's
+JSON format; aa_bias.py puts its comment and its planted slowdown where they
+belong in the example's sources."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+THIRDPARTY = os.path.join(ROOT, "bench", "thirdparty")
+EXAMPLE = os.path.join(ROOT, "examples", "llm-ops")
+
+
+def without_comments(source):
+    source = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+    return "\n".join(line for line in (re.sub(r"//.*", "", l).rstrip()
+                                        for l in source.splitlines()) if line)
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
+class MakeRepo(unittest.TestCase):
+    def test_main_and_one_commit_per_branch_with_the_expected_change(self):
+        with open(os.path.join(THIRDPARTY, "expected.json")) as f:
+            expected = json.load(f)
+        with tempfile.TemporaryDirectory() as tmp:
+            dest = os.path.join(tmp, "repo")
+            run = subprocess.run(["bash", os.path.join(THIRDPARTY, "make_repo.sh"), dest],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            branches = set(git(dest, "branch", "--format=%(refname:short)").split())
+            want = {b["branch"] for b in expected["branches"]} | {"main"}
+            self.assertEqual(branches, want)
+            # main is upstream's reduction file, byte for byte, and its license.
+            upstream = git(dest, "show", "main:csrc/reduction_kernel.cu")
+            self.assertIn("Copyright (c) 2022, NVIDIA CORPORATION", upstream)
+            self.assertIn("template <class T> void reduce(int size", upstream)
+            self.assertIn("Redistribution and use", git(dest, "show", "main:LICENSE.cuda-samples"))
+            for b in expected["branches"]:
+                log = git(dest, "log", "--format=%s", "main.." + b["branch"]).splitlines()
+                self.assertEqual(log, [b["message"]], b["branch"])
+                changed = set(git(dest, "diff", "--name-only", "main", b["branch"]).split())
+                self.assertTrue(changed, b["branch"])
+                if b["branch"] == "docs-only":
+                    self.assertEqual(changed, {"README.md"})
+                elif b["branch"] == "comment-only":
+                    self.assertEqual(changed, {"csrc/reduction_kernel.cu", "csrc/vectorAdd.cu"})
+                    for path in changed:  # the code without comments is the same
+                        code = [without_comments(git(dest, "show", rev + ":" + path))
+                                for rev in ("main", b["branch"])]
+                        self.assertEqual(code[0], code[1], path)
+            # The same commits on every machine: fixed authors and dates.
+            self.assertEqual(git(dest, "log", "-1", "--format=%an %ad", "--date=iso", "main").strip(),
+                             "kgate bench 2026-01-01 00:00:00 +0000")
+
+
+def shape(name, verdict, reason=""):
+    return {"shape": name, "verdict": verdict, "reason": reason, "base_median_s": 1e-5,
+            "head_median_s": 1e-5}
+
+
+class VerdictTable(unittest.TestCase):
+    def write(self, out, branch, code, kernels=None, notes=None):
+        with open(os.path.join(out, branch + ".exit"), "w") as f:
+            f.write("%d\n" % code)
+        if kernels is not None:
+            with open(os.path.join(out, branch + ".json"), "w") as f:
+                json.dump({"notes": notes or [], "kernels": kernels}, f)
+        with open(os.path.join(out, branch + ".log"), "w") as f:
+            f.write("kgate: reading main and %s\nkgate: error: no GPU found\n" % branch)
+
+    def test_right_and_wrong_branches(self):
+        with tempfile.TemporaryDirectory() as out:
+            kernel = lambda name, shapes: {"kernel": name, "head_compiled": True,
+                                           "device": {"name": "NVIDIA H200"}, "shapes": shapes}
+            self.write(out, "faster-reduce6", 0, [kernel("reduce", [
+                shape("large-64m", "faster"), shape("edge-1", "same", "below the floor")])])
+            # Right verdict, wrong reason: the overrun must be reported as one.
+            self.write(out, "overrun-vector-add", 1, [kernel("vector_add", [
+                shape("odd-50001", "incorrect", "wrong result: element 50001 of 'C'")])])
+            self.write(out, "docs-only", 0, [], ["no kernel changed between main and docs-only"])
+            # No report: the log says why, and nothing in it counts as a reason.
+            self.write(out, "comment-only", 3)
+            run = subprocess.run([sys.executable, os.path.join(THIRDPARTY, "verdict_table.py"),
+                                  os.path.join(THIRDPARTY, "expected.json"), out],
+                                 capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            rows = {line.split("|")[1].strip(): line for line in run.stdout.splitlines()
+                    if line.startswith("| ") and not line.startswith("| branch")}
+            self.assertIn("Device: NVIDIA H200. 2 of 7", run.stdout)
+            self.assertTrue(rows["faster-reduce6"].endswith("| yes |"), rows["faster-reduce6"])
+            self.assertTrue(rows["docs-only"].endswith("| yes |"), rows["docs-only"])
+            self.assertIn("**no**: no 'past the end' in the reasons", rows["overrun-vector-add"])
+            self.assertIn("exit 3, expected 0", rows["comment-only"])
+            self.assertIn("no GPU found", rows["comment-only"])
+            self.assertIn("exit ?: no shapes", rows["regression-reduce0"])
+
+
+class AaBiasSources(unittest.TestCase):
+    def test_comment_and_plant_land_in_the_kernels(self):
+        script = os.path.join(ROOT, "bench", "gpu", "aa_bias.py")
+        with tempfile.TemporaryDirectory() as tmp:
+            repo = os.path.join(tmp, "example")
+            shutil.copytree(EXAMPLE, repo)
+            before = open(os.path.join(repo, "csrc", "rmsnorm.cu")).read()
+            subprocess.run([sys.executable, script, "comment", repo, "cuda"], check=True)
+            after = open(os.path.join(repo, "csrc", "rmsnorm.cu")).read()
+            self.assertTrue(after.startswith(before))
+            self.assertRegex(after[len(before):], r"^\n// A/A: [^\n]*\n$")
+            for steps in (1000, 2345):  # planting again replaces the first
+                subprocess.run([sys.executable, script, "plant", repo, "gemv", "cuda", str(steps)],
+                               check=True)
+            text = open(os.path.join(repo, "csrc", "gemv.cu")).read()
+            self.assertEqual(text.count("#define KGATE_PLANT_STEPS"), 1)
+            self.assertIn("#define KGATE_PLANT_STEPS 2345", text)
+            self.assertEqual(text.count("KGATE_PLANT();"), 1)
+            # Right after the entry's opening brace.
+            self.assertRegex(text, r"void\s+\w*\s*gemv\([^)]*\)\s*\{\n  KGATE_PLANT\(\);")
+            subprocess.run([sys.executable, script, "plant", repo, "softmax", "host", "7"],
+                           check=True)
+            host = open(os.path.join(repo, "host", "softmax.cpp")).read()
+            self.assertRegex(host, r"void softmax\([^)]*\) \{\n  KGATE_PLANT\(\);")
+            self.assertIn("volatile long kgate_i", host)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -15,7 +15,7 @@ namespace {
 
 TEST(AABias, AddressSensitiveKernelIsTheSameAgainstItself) {
   testing::use_private_compile_cache();
-  auto manifest = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "bias-kernels");
+  auto manifest = load_manifest(testing::fixtures_dir() / "bias-kernels");
   ASSERT_TRUE(manifest.ok()) << manifest.error().message;
   const Kernel& kernel = *manifest->kernel("address_sensitive");
   auto backend = make_host_backend();

@@ -102,7 +102,7 @@ nlohmann::json scale_manifest(int block) {
 
 TEST_F(GateGpu, EachSideRunsWithItsOwnLaunch) {
   std::string reference =
-      testing::read(std::filesystem::path(KGATE_TEST_FIXTURES) / "bad-kernels" / "scale_ref.cpp");
+      testing::read(testing::fixtures_dir() / "bad-kernels" / "scale_ref.cpp");
   for (auto [side, block, source] :
        {std::tuple{"base", 256, kBaseKernel}, std::tuple{"head", 128, kHeadKernel}}) {
     testing::write(scratch_ / side / "kgate.json", scale_manifest(block).dump(2));
@@ -132,7 +132,7 @@ TEST_F(GateGpu, EachSideRunsWithItsOwnLaunch) {
 
 TEST_F(GateGpu, MemcheckFindsAReadPastTheEnd) {
   if (find_compute_sanitizer().empty()) GTEST_SKIP() << "compute-sanitizer is not installed";
-  auto manifest = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "sanitize-kernels");
+  auto manifest = load_manifest(testing::fixtures_dir() / "sanitize-kernels");
   ASSERT_TRUE(manifest.ok()) << manifest.error().message;
   auto backend = make_cuda_backend();
   GateSources sources;  // no base: the head is checked, then sanitized

@@ -49,7 +49,7 @@ TEST_F(CudaCompileTest, PlantedBadKernelsCompileWithoutAGpu) {
   auto backend = make_cuda_backend("sm_90");
   int compiled = 0;
   for (const char* folder : {"bad-kernels", "sanitize-kernels"}) {
-    auto m = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / folder);
+    auto m = load_manifest(testing::fixtures_dir() / folder);
     ASSERT_TRUE(m.ok()) << m.error().message;
     for (const Kernel& k : m->kernels) {
       if (!k.implementation("cuda")) continue;

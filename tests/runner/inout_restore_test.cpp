@@ -23,7 +23,7 @@ double median_of(std::vector<double> v) {
 
 TEST(InOutRestore, TimedSamplesOfAnInOutKernelDoNotDrift) {
   testing::use_private_compile_cache();
-  auto manifest = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "bias-kernels");
+  auto manifest = load_manifest(testing::fixtures_dir() / "bias-kernels");
   ASSERT_TRUE(manifest.ok()) << manifest.error().message;
   auto backend = make_host_backend();
   KernelRunOptions options;

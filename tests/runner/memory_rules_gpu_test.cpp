@@ -32,7 +32,7 @@ class MemoryRulesGpu : public ::testing::TestWithParam<RuleCase> {
 };
 
 TEST_P(MemoryRulesGpu, CaughtWithTheRightReason) {
-  auto manifest = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "bad-kernels");
+  auto manifest = load_manifest(testing::fixtures_dir() / "bad-kernels");
   ASSERT_TRUE(manifest.ok()) << manifest.error().message;
   auto backend = make_cuda_backend();
   KernelRunOptions options;

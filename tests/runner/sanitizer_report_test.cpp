@@ -61,7 +61,7 @@ TEST(SanitizerReport, CleanOutputSaysNothing) {
 }
 
 TEST(SanitizerReport, ManifestTakesKnownToolsOnce) {
-  std::filesystem::path fixture = std::filesystem::path(KGATE_TEST_FIXTURES) / "bad-kernels";
+  std::filesystem::path fixture = testing::fixtures_dir() / "bad-kernels";
   auto load = [&](const nlohmann::json& gate) {
     auto doc = nlohmann::json::parse(testing::read(fixture / "kgate.json"));
     doc["gate"] = gate;

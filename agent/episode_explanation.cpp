@@ -52,8 +52,10 @@ std::string rejection_reason(const Evaluation& e) {
 std::string best_gain(const Evaluation& e) {
   if (!e.correct) return "";
   const ShapeEvaluation* best = nullptr;
+  // Only gains the gate called faster: a shape within noise gained nothing.
   for (const ShapeEvaluation& s : e.shapes)
-    if (s.ratio > 0 && s.ratio < 1 && std::isfinite(s.ratio) && (!best || s.ratio < best->ratio))
+    if (s.verdict == ShapeVerdict::kFaster && s.ratio > 0 && std::isfinite(s.ratio) &&
+        (!best || s.ratio < best->ratio))
       best = &s;
   return best ? format_number(1 / best->ratio) + "x on " + best->shape : "";
 }
@@ -62,7 +64,7 @@ std::string no_proposal_reason(const EpisodeRecord& r, const nlohmann::json& wor
   if (r.best_iteration > 0 && r.final_evaluation) {
     const Evaluation& f = *r.final_evaluation;
     std::string gain = best_gain(f);
-    if (gain.empty()) gain = format_number(r.best_speedup) + "x in the search";
+    if (gain.empty()) gain = format_number(r.best_speedup) + "x in the search";  // none faster now
     if (!f.improved) return gain + ", rejected by the final gate: " + rejection_reason(f);
     if (workload_validation.is_object() && !bool_field(workload_validation, "passed", true))
       return gain + ", rejected inside the workload: " +
@@ -77,10 +79,12 @@ std::string no_proposal_reason(const EpisodeRecord& r, const nlohmann::json& wor
       closest = &it;
   if (closest) {
     const Evaluation& e = *closest->evaluation;
-    std::string gain = best_gain(e);
-    if (gain.empty()) gain = format_number(speedup_of(e)) + "x";
-    return gain + " (iteration " + std::to_string(closest->index) +
-           "), rejected: " + rejection_reason(e);
+    const std::string gain = best_gain(e);
+    const std::string iteration = " (iteration " + std::to_string(closest->index) + ")";
+    if (gain.empty())
+      return "no improvement: the closest, " + format_number(speedup_of(e)) + "x" + iteration +
+             ", had " + rejection_reason(e);
+    return gain + iteration + ", rejected: " + rejection_reason(e);
   }
   // Count what happened, naming the shape of the newest wrong result.
   std::map<std::string, int> outcomes;

@@ -50,6 +50,11 @@ Status MisalignedCheck::establish(const Program& trusted) {
   established_ = true;
   for (const std::string& s : derived_.skipped) entries_.push_back({Shape{}, "skipped: " + s});
   if (derived_.shapes.empty()) return {};
+  std::string names;
+  for (const Shape& s : derived_.shapes)
+    names += (names.empty() ? "" : ", ") + s.name + " (" + shape_variables_text(s) + ")";
+  progress("misaligned shapes checked on every candidate (seed " + std::to_string(derived_.seed) +
+           "): " + names);
   KGATE_RETURN_IF_ERROR(ensure_reference());
   for (size_t i = 0; i < derived_.shapes.size(); ++i) {
     const Shape& shape = derived_.shapes[i];

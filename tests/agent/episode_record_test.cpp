@@ -145,6 +145,16 @@ TEST(EpisodeExplanation, SaysWhichShapeOrCheckHeldTheResultBack) {
   EXPECT_EQ(no_proposal_reason(r, nullptr),
             "1.63x on prefill-2k (iteration 2), rejected: slower on decode-b1 x1.05");
 
+  // A gain within noise is no gain: no shape is named for it.
+  IterationRecord noise = slower;
+  noise.outcome = "no-gain";
+  noise.evaluation->shapes = {shape("edge-1x1", ShapeVerdict::kSame, 0.96)};
+  noise.evaluation->geomean_ratio = 0.98;
+  r.iterations = {noise};
+  EXPECT_EQ(no_proposal_reason(r, nullptr),
+            "no improvement: the closest, 1.02x (iteration 2), had no shape faster beyond noise "
+            "and the gate's threshold (geomean 1.02x)");
+
   // Only wrong candidates: the count, and the shape that caught the last.
   r.iterations = {wrong};
   EXPECT_EQ(no_proposal_reason(r, nullptr),

@@ -13,8 +13,7 @@ namespace {
 std::string settings_text(const nlohmann::json& candidate) {
   std::string s;
   const nlohmann::json tunables = object_field(candidate, "tunables");  // outlives the loop
-  for (const auto& [k, v] : tunables.items())
-    s += (s.empty() ? "" : " ") + k + "=" + v.dump();
+  for (const auto& [k, v] : tunables.items()) s += (s.empty() ? "" : " ") + k + "=" + v.dump();
   for (const auto& f : array_field(candidate, "flags"))
     if (f.is_string()) s += (s.empty() ? "" : " ") + f.get<std::string>();
   return s.empty() ? "defaults" : s;
@@ -211,9 +210,10 @@ std::string standing_instruction() {
          "compiler flags.\n"
          "Rules: do not change the kernel's input/output semantics (arguments, layout, results "
          "within the "
-         "tolerance); keep the entry function's name and signature; do not add kernels the "
-         "manifest does not "
-         "declare; flags that change numerics (fast math, flush-to-zero) are refused unless the "
+         "tolerance); keep the entry function's name and signature; do not add kernels (or, on "
+         "the CPU, exported functions) the manifest does not declare: make helpers __device__ "
+         "functions, or static; every candidate is also checked on small misaligned sizes; flags "
+         "that change numerics (fast math, flush-to-zero) are refused unless the "
          "manifest "
          "allows them.";
 }

@@ -71,7 +71,7 @@ double scale(float x) { return x; }
 TEST(CompileDigest, KeepsTheLastFiftyLinesAndTheFirstErrorsName) {
   std::string log;
   for (int i = 1; i <= 40; ++i)
-    log += "/root/.cache/kgate/work/" + std::string(64, 'a') +
+    log += "/home/ci/.cache/kgate/work/" + std::string(64, 'a') +
            ".12.0/source.cpp:" + std::to_string(i) + ":3: error: problem " + std::to_string(i) +
            "\n    " + std::to_string(i) + " |   code\n      |   ^~~~\n";
   const std::string digest = compile_error_digest(log, {"k.cpp", "candidate-x-it1.cpp"});

@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 
+#include "agent/candidate_rules.h"
 #include "core/log.h"
 #include "runner/isolated_measure.h"
 #include "runner/reference.h"
@@ -51,7 +52,10 @@ AbEvaluator::AbEvaluator(const Manifest& manifest, const Kernel& kernel, Backend
       backend_(backend),
       impl_(kernel.implementation(backend.name())),
       options_(std::move(options)),
-      compiler_(manifest, kernel, backend) {}
+      compiler_(manifest, kernel, backend),
+      // A hang on a derived shape is judged by the manifest's limit, as the gate's are.
+      misaligned_(manifest, kernel, backend, options_.seed, options_.misaligned_shapes,
+                  kernel.timing.time_limit_s) {}
 
 Status AbEvaluator::ensure_reference() {
   if (reference_) return {};
@@ -79,14 +83,20 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
   e.resources = compiled_head->program.resources;
   Program head_program = compiled_head->program;
   std::optional<Program> best_program;
+  std::optional<CompiledCandidate> compiled_best;
   if (best) {
-    auto compiled_best = compiler_.compile(*best);
-    if (!compiled_best.ok()) return compiled_best.error();
-    if (!compiled_best->ok)
+    auto c = compiler_.compile(*best);
+    if (!c.ok()) return c.error();
+    if (!c->ok)
       return Error::bad_input("the current best of " + kernel_.name + " no longer compiles:\n" +
-                              compiled_best->digest);
-    best_program = compiled_best->program;
+                              c->digest);
+    compiled_best = *c;
+    best_program = c->program;
   }
+  auto rejected = reject_before_timing(*compiled_head, head,
+                                       compiled_best ? &*compiled_best : nullptr, misaligned_, e);
+  if (!rejected.ok()) return rejected.error();
+  if (*rejected) return e;
   KGATE_RETURN_IF_ERROR(ensure_reference());
 
   const GatePolicy policy = with_timer_floor(manifest_.gate, backend_.timer_floor_s());

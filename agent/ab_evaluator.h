@@ -11,6 +11,7 @@
 
 #include "agent/candidate_compiler.h"
 #include "agent/candidate_evaluator.h"
+#include "agent/misaligned_check.h"
 #include "runner/backend.h"
 
 namespace kgate {
@@ -26,6 +27,9 @@ struct AbOptions {
   // Whether `shape` is one of the shapes chosen above.
   bool selects(const Shape& shape) const;
   int bootstrap_resamples = 400;
+  // Seeded misaligned shapes every candidate is checked on before timing
+  // (misaligned_shapes.h); 0: none.
+  int misaligned_shapes = 3;
 };
 
 class AbEvaluator : public CandidateEvaluator {
@@ -35,6 +39,7 @@ class AbEvaluator : public CandidateEvaluator {
 
   Result<Evaluation> evaluate(const Candidate& best, const Candidate& candidate) override;
   Result<Evaluation> baseline(const Candidate& best) override;
+  nlohmann::json extra_checks() const override { return misaligned_.to_json(); }
 
  private:
   Status ensure_reference();
@@ -47,6 +52,7 @@ class AbEvaluator : public CandidateEvaluator {
   AbOptions options_;
   CandidateCompiler compiler_;
   std::optional<Program> reference_;
+  MisalignedCheck misaligned_;
   uint64_t round_ = 0;  // advances the input seed between evaluations
 };
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "agent/persisted_json.h"
 #include "core/number_format.h"
 
 namespace kgate {
@@ -11,11 +12,10 @@ namespace {
 
 std::string settings_text(const nlohmann::json& candidate) {
   std::string s;
-  if (candidate.contains("tunables"))
-    for (const auto& [k, v] : candidate["tunables"].items())
-      s += (s.empty() ? "" : " ") + k + "=" + v.dump();
-  if (candidate.contains("flags"))
-    for (const auto& f : candidate["flags"]) s += (s.empty() ? "" : " ") + f.get<std::string>();
+  const nlohmann::json tunables = object_field(candidate, "tunables");  // outlives the loop
+  for (const auto& [k, v] : tunables.items()) s += (s.empty() ? "" : " ") + k + "=" + v.dump();
+  for (const auto& f : array_field(candidate, "flags"))
+    if (f.is_string()) s += (s.empty() ? "" : " ") + f.get<std::string>();
   return s.empty() ? "defaults" : s;
 }
 
@@ -23,18 +23,93 @@ std::string result_line(const IterationRecord& it) {
   std::string line = "iteration " + std::to_string(it.index) + ": " + it.outcome;
   if (it.evaluation && it.evaluation->compiled && it.evaluation->correct)
     line += " (speedup " + format_number(1 / it.evaluation->geomean_ratio) + "x)";
-  std::string change = it.plan.value("change", "");
+  std::string change = string_field(it.plan, "change");
   line += " — settings " + settings_text(it.candidate);
   if (!change.empty()) line += "; change: " + first_sentences(change, 1);
   return line;
 }
 
-std::string recent_block(const IterationRecord& it) {
+// The distinct compile digests of a prompt, newest first, each shown once
+// under "## Compiler errors" and referred to by number elsewhere.
+class DigestIndex {
+ public:
+  // `its` in iteration order; the newest digest gets number 1.
+  explicit DigestIndex(const std::vector<IterationRecord>* its) {
+    if (!its) return;
+    for (auto it = its->rbegin(); it != its->rend(); ++it) {
+      if (it->compile_digest.empty()) continue;
+      auto found = std::find_if(digests_.begin(), digests_.end(),
+                                [&](const Entry& e) { return e.text == it->compile_digest; });
+      if (found == digests_.end()) {
+        digests_.push_back({it->compile_digest, {}});
+        found = digests_.end() - 1;
+      }
+      found->iterations.push_back(it->index);
+    }
+  }
+  // 1-based, 0 when the digest is not listed.
+  size_t number(const std::string& digest) const {
+    for (size_t i = 0; i < digests_.size(); ++i)
+      if (digests_[i].text == digest) return i + 1;
+    return 0;
+  }
+  std::string reference(const std::string& digest) const {
+    size_t n = number(digest);
+    return n ? "compiler digest " + std::to_string(n) + " under \"Compiler errors\"" : "";
+  }
+  // The section, newest first; the oldest digests are left out when it is full.
+  std::string section(size_t max_chars) const {
+    std::string s;
+    size_t left_out = 0;
+    for (size_t i = 0; i < digests_.size(); ++i) {
+      std::string its;
+      for (int n : digests_[i].iterations) its += (its.empty() ? "" : ", ") + std::to_string(n);
+      std::string block = "### Compiler digest " + std::to_string(i + 1) + " (iteration" +
+                          (digests_[i].iterations.size() > 1 ? "s " : " ") + its + ")\n" +
+                          bounded(digests_[i].text, 4000);
+      if (!block.empty() && block.back() != '\n') block += "\n";
+      if (!s.empty() && s.size() + block.size() > max_chars) {
+        left_out = digests_.size() - i;
+        break;
+      }
+      s += block;
+    }
+    if (left_out) s += "[" + std::to_string(left_out) + " older digests left out]\n";
+    return s;
+  }
+
+ private:
+  struct Entry {
+    std::string text;
+    std::vector<int> iterations;  // newest first
+  };
+  std::vector<Entry> digests_;
+};
+
+// What the agent was told about a failed iteration, with its compile digest
+// (which records before digests were listed once carried inline) replaced
+// by a reference to the digest's entry.
+std::string failure_text(const IterationRecord& it, const DigestIndex* digests) {
+  std::string failure = it.failure;
+  if (!digests || it.compile_digest.empty()) return failure;
+  const std::string ref = digests->reference(it.compile_digest);
+  if (ref.empty()) return failure;
+  if (size_t p = failure.find(it.compile_digest); p != std::string::npos)
+    failure.replace(p, it.compile_digest.size(), "(" + ref + ")");
+  else
+    failure += " (" + ref + ")";
+  while (!failure.empty() && (failure.back() == '\n' || failure.back() == ':')) failure.pop_back();
+  return failure;
+}
+
+// One result in detail; with `digests`, its compile digest is referred to,
+// not repeated.
+std::string recent_block(const IterationRecord& it, const DigestIndex* digests = nullptr) {
   std::string s = result_line(it) + "\n";
-  std::string bottleneck = it.plan.value("bottleneck", "");
+  std::string bottleneck = string_field(it.plan, "bottleneck");
   if (!bottleneck.empty()) s += "  bottleneck claimed: " + bottleneck + "\n";
-  if (!it.failure.empty()) s += "  failure: " + it.failure + "\n";
-  if (!it.compile_digest.empty()) s += "  compiler:\n" + it.compile_digest + "\n";
+  if (!it.failure.empty()) s += "  failure: " + failure_text(it, digests) + "\n";
+  if (!it.compile_digest.empty() && !digests) s += "  compiler:\n" + it.compile_digest + "\n";
   if (it.evaluation && it.evaluation->compiled) {
     for (const ShapeEvaluation& sh : it.evaluation->shapes) {
       s += "  " + sh.shape + ": " + std::string(to_string(sh.verdict));
@@ -135,9 +210,10 @@ std::string standing_instruction() {
          "compiler flags.\n"
          "Rules: do not change the kernel's input/output semantics (arguments, layout, results "
          "within the "
-         "tolerance); keep the entry function's name and signature; do not add kernels the "
-         "manifest does not "
-         "declare; flags that change numerics (fast math, flush-to-zero) are refused unless the "
+         "tolerance); keep the entry function's name and signature; do not add kernels (or, on "
+         "the CPU, exported functions) the manifest does not declare: make helpers __device__ "
+         "functions, or static; every candidate is also checked on small misaligned sizes; flags "
+         "that change numerics (fast math, flush-to-zero) are refused unless the "
          "manifest "
          "allows them.";
 }
@@ -190,37 +266,55 @@ AgentRequest build_propose_request(const ContextInput& in) {
                   : in.profile_summary,
               lim.profile_chars);
 
+  // Last results newest first: when the section is full, the oldest of
+  // them fold into the one-line list instead of the newest being cut.
+  const DigestIndex digests(in.iterations);
   std::string recent, tried;
   nlohmann::json recent_json = nlohmann::json::array(), tried_json = nlohmann::json::array();
   if (in.iterations) {
     const auto& its = *in.iterations;
     size_t split =
         its.size() > static_cast<size_t>(lim.recent_results) ? its.size() - lim.recent_results : 0;
+    std::vector<std::string> older;  // one line each, oldest first
     for (size_t i = 0; i < its.size(); ++i) {
       const IterationRecord& it = its[i];
       double speedup =
           it.evaluation && it.evaluation->correct ? 1 / it.evaluation->geomean_ratio : 0;
       tried_json.push_back({{"iteration", it.index},
-                            {"tunables", it.candidate.value("tunables", nlohmann::json::object())},
-                            {"flags", it.candidate.value("flags", nlohmann::json::array())},
+                            {"tunables", object_field(it.candidate, "tunables")},
+                            {"flags", array_field(it.candidate, "flags")},
                             {"outcome", it.outcome},
-                            {"speedup", speedup},
+                            {"speedup", finite_or_null(speedup)},
                             {"accepted", it.accepted}});
-      if (i < split)
-        tried += "- " + result_line(it) + "\n";
-      else {
-        recent += recent_block(it);
-        recent_json.push_back({{"iteration", it.index},
-                               {"outcome", it.outcome},
-                               {"failure", it.failure},
-                               {"compile_digest", it.compile_digest},
-                               {"summary", it.evaluation ? it.evaluation->summary : ""},
-                               {"reflection", it.reflection}});
+      if (i < split) older.push_back("- " + result_line(it) + "\n");
+    }
+    std::vector<std::string> folded;  // recent ones that did not fit, newest first
+    for (size_t i = its.size(); i-- > split;) {
+      const IterationRecord& it = its[i];
+      std::string block = recent_block(it, &digests);
+      if (!recent.empty() && recent.size() + block.size() > lim.recent_chars) {
+        folded.push_back("- " + result_line(it) + "\n");
+        continue;
       }
+      recent += recent.empty() ? bounded(block, lim.recent_chars) : block;
+      recent_json.push_back({{"iteration", it.index},
+                             {"outcome", it.outcome},
+                             {"failure", it.failure},
+                             {"compile_digest", it.compile_digest},
+                             {"summary", it.evaluation ? it.evaluation->summary : ""},
+                             {"reflection", it.reflection}});
+    }
+    // The one-line list newest first too, so its cap drops the oldest.
+    for (const std::string& line : folded) tried += line;
+    for (auto it = older.rbegin(); it != older.rend(); ++it) {
+      if (tried.size() + it->size() > lim.tried_chars) {
+        tried += "[" + std::to_string(older.rend() - it) + " older iterations left out]\n";
+        break;
+      }
+      tried += *it;
     }
   }
-  recent = bounded(recent, lim.recent_chars);
-  tried = bounded(tried, lim.tried_chars);
+  std::string compile_errors = digests.section(lim.digests_chars);
 
   std::string lessons;
   nlohmann::json lessons_json = nlohmann::json::array();
@@ -239,11 +333,22 @@ AgentRequest build_propose_request(const ContextInput& in) {
                        "```\n\n## Profile\n" + profile;
   if (!in.workload_focus.empty())
     prompt += "\n## In the deployed workload\n" + bounded(in.workload_focus, 1500);
-  if (!recent.empty()) prompt += "\n## Last results\n" + recent;
-  if (!tried.empty()) prompt += "\n## Approaches already tried (older)\n" + tried;
+  if (!recent.empty()) prompt += "\n## Last results (newest first)\n" + recent;
+  if (!tried.empty()) prompt += "\n## Approaches already tried (older, newest first)\n" + tried;
+  if (!compile_errors.empty())
+    prompt += "\n## Compiler errors (each once, newest first)\n" + compile_errors;
   if (!lessons.empty())
     prompt += "\n## Lessons from kernels of the family " + k.family + "\n" + lessons;
-  if (!in.feedback.empty()) prompt += "\n## The previous iteration failed\n" + in.feedback + "\n";
+  if (!in.feedback.empty()) {
+    std::string feedback = in.feedback;
+    if (in.iterations && !in.iterations->empty() && !in.iterations->back().compile_digest.empty()) {
+      // The digest is listed above: the feedback names it instead.
+      const IterationRecord& last = in.iterations->back();
+      if (size_t p = feedback.find(last.failure); p != std::string::npos && !last.failure.empty())
+        feedback.replace(p, last.failure.size(), failure_text(last, &digests));
+    }
+    prompt += "\n## The previous iteration failed\n" + feedback + "\n";
+  }
   if (!in.replan.empty()) prompt += "\n## Your re-plan (follow it now)\n" + in.replan + "\n";
   prompt += "\nPropose the next candidate.\n";
 
@@ -283,11 +388,15 @@ AgentRequest build_propose_request(const ContextInput& in) {
                {"feedback", in.feedback},
                {"replan", in.replan},
                {"workload", in.workload_focus}};
-  r.context["sizes"] = {
-      {"instruction", r.system.size()}, {"header", header.size() + settings.size()},
-      {"source", source.size()},        {"profile", profile.size()},
-      {"recent", recent.size()},        {"tried", tried.size()},
-      {"lessons", lessons.size()},      {"total", r.system.size() + prompt.size()}};
+  r.context["sizes"] = {{"instruction", r.system.size()},
+                        {"header", header.size() + settings.size()},
+                        {"source", source.size()},
+                        {"profile", profile.size()},
+                        {"recent", recent.size()},
+                        {"tried", tried.size()},
+                        {"compile_errors", compile_errors.size()},
+                        {"lessons", lessons.size()},
+                        {"total", r.system.size() + prompt.size()}};
   return r;
 }
 
@@ -297,11 +406,19 @@ AgentRequest build_replan_request(const ContextInput& in, const std::vector<std:
   r.structured_answer = false;
   std::string s =
       "Your last " + std::to_string(digests.size()) +
-      " candidates did not compile. Before writing any more code, re-plan: state the bottleneck "
+      " candidates did not compile (their compiler errors are listed once above, under "
+      "\"Compiler errors\"). Before writing any more code, re-plan: state the bottleneck "
       "(at most three sentences), a different change that you can write correctly, and what "
       "went wrong. Answer with the plan only, no code.\n";
-  for (size_t i = 0; i < digests.size(); ++i)
-    s += "\nCompile failure " + std::to_string(i + 1) + ":\n" + bounded(digests[i], 1500) + "\n";
+  // A digest the prompt does not show already (none, when the iterations
+  // are the episode's) is added here, once.
+  std::vector<std::string> shown;
+  for (const std::string& d : digests)
+    if (!d.empty() && r.prompt.find(d) == std::string::npos &&
+        std::find(shown.begin(), shown.end(), d) == shown.end()) {
+      shown.push_back(d);
+      s += "\nCompile failure:\n" + bounded(d, 4000) + "\n";
+    }
   r.prompt += "\n## Re-plan required\n" + s;
   r.context["compile_failures"] = digests;
   return r;

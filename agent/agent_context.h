@@ -22,7 +22,8 @@ struct ContextLimits {
   size_t recent_chars = 6000;
   size_t lessons_chars = 3000;
   size_t tried_chars = 3000;
-  int recent_results = 4;  // the last three to five
+  size_t digests_chars = 8000;  // distinct compile digests, each once, newest first
+  int recent_results = 4;       // the last three to five
   int lessons = 5;
 };
 

@@ -24,7 +24,7 @@ Result<std::unique_ptr<AgentProvider>> make_provider(const ProviderConfig& confi
   if (config.name == "openai") {
     ChatConfig c = openai_config_from_env();
     c.retry.seed = config.seed;
-    if (c.api_key.empty() && c.base_url.find("api.openai.com") != std::string::npos)
+    if (c.api_key.empty() && is_official_api(c.base_url, "api.openai.com"))
       return Error::bad_input(
           "the openai agent needs a key: set OPENAI_API_KEY (or OPENAI_BASE_URL for a local "
           "server)");
@@ -33,8 +33,10 @@ Result<std::unique_ptr<AgentProvider>> make_provider(const ProviderConfig& confi
   if (config.name == "anthropic") {
     ChatConfig c = anthropic_config_from_env();
     c.retry.seed = config.seed;
-    if (c.api_key.empty())
-      return Error::bad_input("the anthropic agent needs a key: set ANTHROPIC_API_KEY");
+    if (c.api_key.empty() && is_official_api(c.base_url, "api.anthropic.com"))
+      return Error::bad_input(
+          "the anthropic agent needs a key for api.anthropic.com: set ANTHROPIC_API_KEY (or "
+          "ANTHROPIC_BASE_URL for a local server)");
     return make_anthropic_provider(std::move(c));
   }
   return Error::bad_input("unknown agent '" + config.name +

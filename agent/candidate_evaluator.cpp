@@ -1,5 +1,6 @@
 #include "agent/candidate_evaluator.h"
 
+#include "agent/persisted_json.h"
 #include "core/hash.h"
 #include "core/number_format.h"
 
@@ -56,6 +57,20 @@ std::string_view to_string(ShapeVerdict verdict) {
   return "error";
 }
 
+// ResourceReport::from_json, tolerating nulls and other types (-1: unknown).
+static ResourceReport resources_from(const nlohmann::json& j) {
+  ResourceReport r;
+  auto field = [&](const char* key) { return static_cast<int>(integer_field(j, key, -1)); };
+  r.registers = field("registers");
+  r.spill_store_bytes = field("spill_store_bytes");
+  r.spill_load_bytes = field("spill_load_bytes");
+  r.shared_bytes = field("shared_bytes");
+  r.stack_bytes = field("stack_bytes");
+  r.local_bytes = field("local_bytes");
+  r.max_threads_per_block = field("max_threads_per_block");
+  return r;
+}
+
 static ShapeVerdict verdict_from(const std::string& s) {
   for (ShapeVerdict v : {ShapeVerdict::kFaster, ShapeVerdict::kSlower, ShapeVerdict::kSame,
                          ShapeVerdict::kInconclusive, ShapeVerdict::kWrong})
@@ -68,33 +83,35 @@ nlohmann::json ShapeEvaluation::to_json() const {
           {"phase", phase},
           {"verdict", to_string(verdict)},
           {"reason", reason},
-          {"best_s", best_s},
-          {"candidate_s", candidate_s},
-          {"ratio", ratio},
-          {"ratio_ci", {ratio_lo, ratio_hi}},
-          {"max_abs_error", max_abs_error},
-          {"max_rel_error", max_rel_error},
+          {"best_s", finite_or_null(best_s)},
+          {"candidate_s", finite_or_null(candidate_s)},
+          {"ratio", finite_or_null(ratio)},
+          {"ratio_ci", {finite_or_null(ratio_lo), finite_or_null(ratio_hi)}},
+          {"max_abs_error", finite_or_null(max_abs_error)},
+          {"max_rel_error", finite_or_null(max_rel_error)},
           {"bytes_moved", bytes_moved},
           {"samples", samples}};
 }
 
 ShapeEvaluation ShapeEvaluation::from_json(const nlohmann::json& j) {
+  // Null where a run produced NaN (a wrong or crashed candidate): read as 0.
   ShapeEvaluation s;
-  s.shape = j.value("shape", "");
-  s.phase = j.value("phase", "");
-  s.verdict = verdict_from(j.value("verdict", "error"));
-  s.reason = j.value("reason", "");
-  s.best_s = j.value("best_s", 0.0);
-  s.candidate_s = j.value("candidate_s", 0.0);
-  s.ratio = j.value("ratio", 0.0);
-  if (j.contains("ratio_ci") && j["ratio_ci"].is_array() && j["ratio_ci"].size() == 2) {
-    s.ratio_lo = j["ratio_ci"][0].get<double>();
-    s.ratio_hi = j["ratio_ci"][1].get<double>();
+  s.shape = string_field(j, "shape");
+  s.phase = string_field(j, "phase");
+  s.verdict = verdict_from(string_field(j, "verdict", "error"));
+  s.reason = string_field(j, "reason");
+  s.best_s = number_field(j, "best_s", 0);
+  s.candidate_s = number_field(j, "candidate_s", 0);
+  s.ratio = number_field(j, "ratio", 0);
+  const nlohmann::json ci = array_field(j, "ratio_ci");
+  if (ci.size() == 2) {
+    s.ratio_lo = as_number(ci[0], 0);
+    s.ratio_hi = as_number(ci[1], 0);
   }
-  s.max_abs_error = j.value("max_abs_error", 0.0);
-  s.max_rel_error = j.value("max_rel_error", 0.0);
-  s.bytes_moved = j.value("bytes_moved", size_t{0});
-  s.samples = j.value("samples", 0);
+  s.max_abs_error = number_field(j, "max_abs_error", 0);
+  s.max_rel_error = number_field(j, "max_rel_error", 0);
+  s.bytes_moved = static_cast<size_t>(unsigned_field(j, "bytes_moved", 0));
+  s.samples = static_cast<int>(integer_field(j, "samples", 0));
   return s;
 }
 
@@ -103,7 +120,7 @@ nlohmann::json Evaluation::to_json() const {
                       {"refused", refused},
                       {"correct", correct},
                       {"improved", improved},
-                      {"geomean_ratio", geomean_ratio},
+                      {"geomean_ratio", finite_or_null(geomean_ratio)},
                       {"summary", summary},
                       {"engine", engine},
                       {"shapes", nlohmann::json::array()}};
@@ -113,6 +130,7 @@ nlohmann::json Evaluation::to_json() const {
     j["resources"] = resources.to_json();
   for (const ShapeEvaluation& s : shapes) j["shapes"].push_back(s.to_json());
   if (!device.is_null()) j["device"] = device;
+  if (invalid) j["invalid"] = true;
   return j;
 }
 
@@ -134,18 +152,19 @@ void Evaluation::conclude(bool any_faster, bool any_worse, double min_improvemen
 
 Evaluation Evaluation::from_json(const nlohmann::json& j) {
   Evaluation e;
-  e.compiled = j.value("compiled", false);
-  e.refused = j.value("refused", false);
-  e.compile_digest = j.value("compile_digest", "");
-  if (j.contains("resources")) e.resources = ResourceReport::from_json(j["resources"]);
-  e.correct = j.value("correct", false);
-  e.improved = j.value("improved", false);
-  e.geomean_ratio = j.value("geomean_ratio", 1.0);
-  e.summary = j.value("summary", "");
-  e.engine = j.value("engine", "");
-  if (j.contains("device")) e.device = j["device"];
-  if (j.contains("shapes"))
-    for (const auto& s : j["shapes"]) e.shapes.push_back(ShapeEvaluation::from_json(s));
+  e.compiled = bool_field(j, "compiled", false);
+  e.refused = bool_field(j, "refused", false);
+  e.invalid = bool_field(j, "invalid", false);
+  e.compile_digest = string_field(j, "compile_digest");
+  e.resources = resources_from(object_field(j, "resources"));
+  e.correct = bool_field(j, "correct", false);
+  e.improved = bool_field(j, "improved", false);
+  e.geomean_ratio = number_field(j, "geomean_ratio", 1);
+  e.summary = string_field(j, "summary");
+  e.engine = string_field(j, "engine");
+  if (j.is_object() && j.contains("device") && j["device"].is_object()) e.device = j["device"];
+  for (const auto& s : array_field(j, "shapes"))
+    if (s.is_object()) e.shapes.push_back(ShapeEvaluation::from_json(s));
   return e;
 }
 

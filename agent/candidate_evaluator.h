@@ -23,6 +23,10 @@ struct Candidate {
   std::optional<std::string> source_text;
   Variables tunables;              // names missing take the manifest's defaults
   std::vector<std::string> flags;  // extra flags, checked by compile_policy
+  // The name compile errors give the source (the candidate's file in the
+  // episode folder); empty: the implementation's own file name. Not part of
+  // the fingerprint.
+  std::string file_name;
 
   nlohmann::json to_json() const;  // source_text left out (stored in files)
   // A short key for "already tried": a hash of everything above.
@@ -51,10 +55,13 @@ struct ShapeEvaluation {
 };
 
 // The outcome of gating one candidate. Invariant: improved implies correct
-// implies compiled.
+// implies compiled; invalid implies !correct.
 struct Evaluation {
   bool compiled = false;
-  bool refused = false;        // a compiler flag the policy refuses
+  bool refused = false;  // a compiler flag the policy refuses
+  // Compiled, but breaks an episode rule (a kernel or exported function the
+  // manifest does not declare); `summary` names it. Never timed.
+  bool invalid = false;
   std::string compile_digest;  // when !compiled: file, line, kind, message, last lines
   ResourceReport resources;    // the candidate's, when compiled
   bool correct = false;        // passed on every shape
@@ -90,6 +97,9 @@ class CandidateEvaluator {
   virtual Result<Evaluation> confirm(const Candidate& original, const Candidate& best) {
     return evaluate(original, best);
   }
+  // What the evaluator checks beyond the declared shapes, for the record
+  // (the misaligned shapes and their seed); null when nothing.
+  virtual nlohmann::json extra_checks() const { return nullptr; }
 };
 
 }  // namespace kgate

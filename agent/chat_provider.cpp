@@ -1,5 +1,7 @@
 #include "agent/chat_provider.h"
 
+#include <cctype>
+#include <chrono>
 #include <cstdlib>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +29,54 @@ void common_from_env(ChatConfig& c) {
   c.timeouts.connect_s = env_number("KGATE_LLM_CONNECT_TIMEOUT_S", 10);
   c.timeouts.total_s = env_number("KGATE_LLM_TIMEOUT_S", 300);
   c.retry.max_attempts = static_cast<int>(env_number("KGATE_LLM_MAX_ATTEMPTS", 5));
+  c.budget_s = env_number("KGATE_LLM_BUDGET_S", 1800);
+}
+
+// The episode's time on the model server: each call gets what is left as
+// its deadline, and none starts once it is used.
+class LlmBudget {
+ public:
+  explicit LlmBudget(double budget_s) : budget_s_(budget_s) {}
+  // The deadline for the next call (0: none), or an Error once used.
+  Result<double> next(const std::string& who) const {
+    if (budget_s_ <= 0) return 0.0;
+    const double left = budget_s_ - spent_s_;
+    if (left <= 0)
+      return Error::infrastructure(who + ": the episode's time with the model server (" +
+                                   std::to_string(static_cast<long>(budget_s_)) +
+                                   " s, KGATE_LLM_BUDGET_S) is used");
+    return left;
+  }
+  void spend(double seconds) { spent_s_ += seconds; }
+
+ private:
+  double budget_s_;
+  double spent_s_ = 0;
+};
+
+// Times one call against the budget.
+template <class F>
+auto timed_call(LlmBudget& budget, F&& call) {
+  const auto start = std::chrono::steady_clock::now();
+  auto result = call();
+  budget.spend(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return result;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A 400 or 422 about the structured-output request itself: the server does
+// not support `response_format` / JSON schemas (vLLM, llama.cpp and Ollama
+// word it differently).
+bool refuses_structured_output(const HttpResponse& r) {
+  if (r.status != 400 && r.status != 422) return false;
+  const std::string body = lower(r.body);
+  for (const char* word : {"response_format", "json_schema", "schema", "format", "structured"})
+    if (body.find(word) != std::string::npos) return true;
+  return false;
 }
 
 std::string trim_slash(std::string url) {
@@ -67,10 +117,15 @@ Error status_error(const std::string& who, long status, const std::string& body,
 
 class OpenAiProvider : public AgentProvider {
  public:
-  explicit OpenAiProvider(ChatConfig c) : c_(std::move(c)) {}
+  explicit OpenAiProvider(ChatConfig c) : c_(std::move(c)), budget_(c_.budget_s) {}
   std::string name() const override { return "openai"; }
 
   Result<std::string> ask(const AgentRequest& request) override {
+    return ask_once(request, /*structured_retried=*/false);
+  }
+
+ private:
+  Result<std::string> ask_once(const AgentRequest& request, bool structured_retried) {
     nlohmann::json body = {{"model", c_.model},
                            {"messages",
                             {{{"role", "system"}, {"content", request.system}},
@@ -86,14 +141,29 @@ class OpenAiProvider : public AgentProvider {
     std::vector<std::string> headers = {"Content-Type: application/json"};
     if (!c_.api_key.empty()) headers.push_back("Authorization: Bearer " + c_.api_key);
     std::string url = trim_slash(c_.base_url) + "/chat/completions";
-    auto response = post_with_retry(url, headers, body.dump(), c_.timeouts, c_.retry);
+    auto deadline = budget_.next("the OpenAI-compatible server at " + c_.base_url);
+    if (!deadline.ok()) return deadline.error();
+    RetryPolicy retry = c_.retry;
+    retry.deadline_s = *deadline;
+    auto response = timed_call(
+        budget_, [&] { return post_with_retry(url, headers, body.dump(), c_.timeouts, retry); });
     if (!response.ok()) return response.error();
-    if (response->status == 400 && structured &&
-        response->body.find("response_format") != std::string::npos) {
-      // The server does not do structured output: ask in text, validate locally.
-      warn("the model server does not support structured output; asking for text");
-      structured_refused_ = true;
-      return ask(request);
+    if (structured && (response->status == 400 || response->status == 422)) {
+      // A server without structured output says so in many ways; one that
+      // fails the same request twice the same way is taken to mean it too.
+      const bool same_again = structured_retried && response->status == last_refusal_status_ &&
+                              response->body == last_refusal_body_;
+      if (refuses_structured_output(*response) || same_again) {
+        warn("the model server does not support structured output (HTTP " +
+             std::to_string(response->status) + "); asking for text");
+        structured_refused_ = true;
+        return ask_once(request, false);
+      }
+      if (!structured_retried) {
+        last_refusal_status_ = response->status;
+        last_refusal_body_ = response->body;
+        return ask_once(request, true);
+      }
     }
     if (response->status != 200)
       return status_error("the OpenAI-compatible server at " + c_.base_url, response->status,
@@ -116,12 +186,15 @@ class OpenAiProvider : public AgentProvider {
 
  private:
   ChatConfig c_;
+  LlmBudget budget_;
   bool structured_refused_ = false;
+  long last_refusal_status_ = 0;
+  std::string last_refusal_body_;
 };
 
 class AnthropicProvider : public AgentProvider {
  public:
-  explicit AnthropicProvider(ChatConfig c) : c_(std::move(c)) {}
+  explicit AnthropicProvider(ChatConfig c) : c_(std::move(c)), budget_(c_.budget_s) {}
   std::string name() const override { return "anthropic"; }
 
   Result<std::string> ask(const AgentRequest& request) override {
@@ -136,10 +209,16 @@ class AnthropicProvider : public AgentProvider {
                            {"system", request.system},
                            {"messages", {{{"role", "user"}, {"content", prompt}}}}};
     std::vector<std::string> headers = {"Content-Type: application/json",
-                                        "x-api-key: " + c_.api_key,
                                         "anthropic-version: 2023-06-01"};
+    // A local server may take no key; the official API is refused one earlier.
+    if (!c_.api_key.empty()) headers.push_back("x-api-key: " + c_.api_key);
     std::string url = trim_slash(c_.base_url) + "/v1/messages";
-    auto response = post_with_retry(url, headers, body.dump(), c_.timeouts, c_.retry);
+    auto deadline = budget_.next("the Anthropic API at " + c_.base_url);
+    if (!deadline.ok()) return deadline.error();
+    RetryPolicy retry = c_.retry;
+    retry.deadline_s = *deadline;
+    auto response = timed_call(
+        budget_, [&] { return post_with_retry(url, headers, body.dump(), c_.timeouts, retry); });
     if (!response.ok()) return response.error();
     if (response->status != 200)
       return status_error("the Anthropic API at " + c_.base_url, response->status, response->body,
@@ -166,9 +245,21 @@ class AnthropicProvider : public AgentProvider {
 
  private:
   ChatConfig c_;
+  LlmBudget budget_;
 };
 
 }  // namespace
+
+bool is_official_api(const std::string& base_url, const std::string& host) {
+  // scheme://host[:port]/...: compare the host exactly, not as a substring
+  // (a local proxy's path may name the API).
+  std::string rest = base_url;
+  if (size_t p = rest.find("://"); p != std::string::npos) rest = rest.substr(p + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (size_t at = rest.rfind('@'); at != std::string::npos) rest = rest.substr(at + 1);
+  rest = rest.substr(0, rest.find(':'));
+  return lower(rest) == host;
+}
 
 ChatConfig openai_config_from_env() {
   ChatConfig c;

@@ -17,17 +17,27 @@ struct ChatConfig {
   std::string api_key;  // openai: may be empty for local servers
   HttpTimeouts timeouts;
   RetryPolicy retry;
+  // Wall time the provider may spend on the model server over all its calls
+  // (one episode: the provider is made per episode), retries and waits
+  // included; once used, every call fails at once. <= 0: no budget.
+  double budget_s = 1800;
   int max_tokens = 8192;
   double temperature = 0.2;
   bool structured_output = true;  // openai: response_format json_schema where accepted
 };
 
 // OPENAI_BASE_URL / KGATE_OPENAI_BASE_URL, KGATE_OPENAI_MODEL / OPENAI_MODEL,
-// KGATE_OPENAI_API_KEY / OPENAI_API_KEY; timeouts and attempts from
-// KGATE_LLM_CONNECT_TIMEOUT_S, KGATE_LLM_TIMEOUT_S, KGATE_LLM_MAX_ATTEMPTS.
+// KGATE_OPENAI_API_KEY / OPENAI_API_KEY; timeouts, attempts and the budget
+// from KGATE_LLM_CONNECT_TIMEOUT_S (10), KGATE_LLM_TIMEOUT_S (300, per
+// request), KGATE_LLM_MAX_ATTEMPTS (5), KGATE_LLM_BUDGET_S (1800, per episode).
 ChatConfig openai_config_from_env();
 // ANTHROPIC_BASE_URL, KGATE_ANTHROPIC_MODEL, ANTHROPIC_API_KEY, same timeouts.
 ChatConfig anthropic_config_from_env();
+
+// Whether `base_url` is the official API of the provider ("api.openai.com",
+// "api.anthropic.com"), where a key is required; a local or self-hosted
+// server may need none.
+bool is_official_api(const std::string& base_url, const std::string& host);
 
 std::unique_ptr<AgentProvider> make_openai_provider(ChatConfig config);
 std::unique_ptr<AgentProvider> make_anthropic_provider(ChatConfig config);

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "agent/persisted_json.h"
 #include "core/number_format.h"
 
 namespace kgate {
@@ -10,10 +11,22 @@ namespace {
 // At the copy ceiling from here: the ceiling itself is a median of large
 // copies, so a kernel within 10% of it has no memory time left to win.
 constexpr double kCeilingShare = 0.90;
-// Below this ideal time (bytes / ceiling) a launch and the first wave's ramp,
-// a few microseconds on a GPU, are a large share of the time: the 1 GiB
-// copy's bandwidth is out of reach at that size, whatever the kernel does.
-constexpr double kSmallIdealS = 20e-6;
+// What any launch costs besides moving its bytes: the launch itself, the
+// first wave's ramp and the last one's tail. About 5 us on the H200: a copy
+// of rmsnorm's 33.6 MB takes 13-14 us against 7.9 us at the ceiling, and
+// the example kernels at 22-67 MB beat a PyTorch copy of the same bytes
+// (docs/BENCHMARKS.md). A kernel of b bytes reaches at best
+// (b / ceiling) / (b / ceiling + kStartupS) of the ceiling.
+constexpr double kStartupS = 5e-6;
+// What fills the GPU: the bytes at which that best reaches the ceiling class
+// (kCeilingShare), 9 startups' worth at the ceiling: 191 MB at 4.24 TB/s.
+// Below it a shape may be too small; above it, it never is. (The gate
+// flushes the L2 before every sample, so the L2's size is no threshold.)
+constexpr double kFillStartups = kCeilingShare / (1 - kCeilingShare);
+// A shape below what fills the GPU is "too small" only when it reaches at
+// least half of what a kernel of its size could: further below, the size
+// does not explain the gap (a 50 MB shape at 5% of the ceiling has room).
+constexpr double kSizeExplains = 0.5;
 
 std::string gbps(double bytes_per_s) {
   const double g = bytes_per_s / 1e9;
@@ -45,7 +58,7 @@ ShapeBound bound_of(const ShapeEvaluation& t, const ResourceReport& resources,
   b.best_s = t.best_s;
   b.bytes_moved = t.bytes_moved;
   const std::string time = format_seconds(t.best_s);
-  if (t.best_s <= 0) {
+  if (!(t.best_s > 0)) {
     b.bound = kBoundNoTraffic;
     b.why = "not timed, so no bandwidth to compare.";
     return b;
@@ -57,7 +70,7 @@ ShapeBound bound_of(const ShapeEvaluation& t, const ResourceReport& resources,
   }
   b.bytes_per_s = t.bytes_moved / t.best_s;
   const std::string moved = byte_count(t.bytes_moved) + " in " + time + " = " + gbps(b.bytes_per_s);
-  if (!ceiling || *ceiling <= 0) {
+  if (!ceiling || !(*ceiling > 0)) {
     b.bound = kBoundUnmeasured;
     b.why = moved + "; no copy ceiling to compare with.";
     return b;
@@ -66,6 +79,10 @@ ShapeBound bound_of(const ShapeEvaluation& t, const ResourceReport& resources,
   b.pct_of_copy = 100 * share;
   const std::string pct = format_number(100 * share) + "% of the " + gbps(*ceiling) + " copy";
   const double ideal_s = t.bytes_moved / *ceiling;
+  const double fill_bytes = gpu_fill_bytes(*ceiling);
+  const double reachable = ideal_s / (ideal_s + kStartupS);  // the best a kernel of this size gets
+  const std::string at_best =
+      "a kernel of this size reaches about " + format_number(100 * reachable) + "% at best";
   if (share >= kCeilingShare) {
     b.bound = kBoundCeiling;
     b.why = moved + ", " + pct +
@@ -74,25 +91,31 @@ ShapeBound bound_of(const ShapeEvaluation& t, const ResourceReport& resources,
     b.bound = kBoundLaunch;
     b.why = moved + ", " + pct + ": " + time +
             " is a few launch latencies; the launch, not the bytes, sets the time.";
-  } else if (ideal_s < kSmallIdealS) {
+  } else if (t.bytes_moved < fill_bytes && share >= kSizeExplains * reachable) {
     b.bound = kBoundSize;
-    b.why = moved + ", " + pct + ": too small for the copy ceiling; at it these bytes would take " +
-            format_seconds(ideal_s) +
-            ", so the launch, the first wave's ramp and too few blocks to fill the GPU set the " +
-            time + ".";
+    b.why = moved + ", " + pct + ": too small to fill the GPU (below " +
+            byte_count(static_cast<size_t>(fill_bytes)) +
+            "); at the ceiling these bytes would take " + format_seconds(ideal_s) +
+            ", and the launch, the first wave's ramp and the tail (about " +
+            format_seconds(kStartupS) + ") come on top: " + at_best + ".";
   } else {
     b.bound = kBoundBelow;
     std::string res = resources_text(resources);
-    b.why = moved + ", " + pct + " on a shape large enough to reach it (" +
-            format_seconds(ideal_s) +
-            " at the ceiling): the kernel moves more than its launch's traffic (a second pass "
-            "over the input), keeps too few bytes in flight, or is bound by instructions" +
+    b.why = "below the ceiling with room: " + format_number(100 * share) + "% of copy bandwidth (" +
+            moved + ", " + format_seconds(ideal_s) + " at the ceiling; " +
+            (t.bytes_moved < fill_bytes ? at_best : "large enough to fill the GPU") +
+            "): the kernel moves more than its launch's traffic (a second pass over the input), "
+            "keeps too few bytes in flight, or is bound by instructions" +
             (res.empty() ? "" : " (" + res + ")") + "; `kgate profile` shows which.";
   }
   return b;
 }
 
 }  // namespace
+
+double gpu_fill_bytes(double copy_bytes_per_s) {
+  return copy_bytes_per_s > 0 ? kFillStartups * kStartupS * copy_bytes_per_s : 0;
+}
 
 EpisodeBounds episode_bounds(const std::vector<ShapeEvaluation>& timing,
                              const ResourceReport& resources,
@@ -116,32 +139,32 @@ std::string EpisodeBounds::text() const {
 nlohmann::json ShapeBound::to_json() const {
   nlohmann::json j = {{"shape", shape},
                       {"phase", phase},
-                      {"best_s", best_s},
+                      {"best_s", finite_or_null(best_s)},
                       {"bytes_moved", bytes_moved},
-                      {"bytes_per_s", bytes_per_s},
+                      {"bytes_per_s", finite_or_null(bytes_per_s)},
                       {"bound", bound},
                       {"why", why}};
-  j["pct_of_copy"] = pct_of_copy ? nlohmann::json(*pct_of_copy) : nlohmann::json();
+  j["pct_of_copy"] = pct_of_copy ? finite_or_null(*pct_of_copy) : nlohmann::json();
   return j;
 }
 
 ShapeBound ShapeBound::from_json(const nlohmann::json& j) {
   ShapeBound b;
-  b.shape = j.value("shape", "");
-  b.phase = j.value("phase", "");
-  b.best_s = j.value("best_s", 0.0);
-  b.bytes_moved = j.value("bytes_moved", size_t{0});
-  b.bytes_per_s = j.value("bytes_per_s", 0.0);
+  b.shape = string_field(j, "shape");
+  b.phase = string_field(j, "phase");
+  b.best_s = number_field(j, "best_s", 0);
+  b.bytes_moved = static_cast<size_t>(unsigned_field(j, "bytes_moved", 0));
+  b.bytes_per_s = number_field(j, "bytes_per_s", 0);
   if (j.contains("pct_of_copy") && j["pct_of_copy"].is_number())
     b.pct_of_copy = j["pct_of_copy"].get<double>();
-  b.bound = j.value("bound", "");
-  b.why = j.value("why", "");
+  b.bound = string_field(j, "bound");
+  b.why = string_field(j, "why");
   return b;
 }
 
 nlohmann::json EpisodeBounds::to_json() const {
   nlohmann::json j = {{"ceiling_note", ceiling_note}, {"shapes", nlohmann::json::array()}};
-  j["copy_bytes_per_s"] = copy_bytes_per_s ? nlohmann::json(*copy_bytes_per_s) : nlohmann::json();
+  j["copy_bytes_per_s"] = copy_bytes_per_s ? finite_or_null(*copy_bytes_per_s) : nlohmann::json();
   for (const ShapeBound& b : shapes) j["shapes"].push_back(b.to_json());
   j["text"] = text();
   return j;
@@ -151,9 +174,9 @@ EpisodeBounds EpisodeBounds::from_json(const nlohmann::json& j) {
   EpisodeBounds e;
   if (j.contains("copy_bytes_per_s") && j["copy_bytes_per_s"].is_number())
     e.copy_bytes_per_s = j["copy_bytes_per_s"].get<double>();
-  e.ceiling_note = j.value("ceiling_note", "");
-  for (const auto& s : j.value("shapes", nlohmann::json::array()))
-    e.shapes.push_back(ShapeBound::from_json(s));
+  e.ceiling_note = string_field(j, "ceiling_note");
+  for (const auto& s : array_field(j, "shapes"))
+    if (s.is_object()) e.shapes.push_back(ShapeBound::from_json(s));
   return e;
 }
 

@@ -4,8 +4,8 @@
 // launch moves (LaunchPlan::traffic_bytes) and the GPU's measured copy
 // ceiling (runner/profile/roofline.h, when stored). The record keeps it and
 // `kgate optimize` prints it, so a shape that stays short of the ceiling
-// names why: at the ceiling already, too small for the ceiling to matter,
-// or below it with bytes to spare.
+// names why: at the ceiling already, too small to fill the GPU, or below
+// the ceiling with room on a shape large enough to reach it.
 //
 // Invariant: pct_of_copy is set exactly when a ceiling is known and the
 // shape moves bytes; `bound` is one of the kBound* names below.
@@ -55,10 +55,18 @@ struct EpisodeBounds {
 // keeps them); `resources`: its compiler report; `copy_bytes_per_s`: the
 // measured copy ceiling, if any, and `ceiling_note` saying where it came from
 // or why it is missing; `launch_floor_s`: the time a few empty launches take
-// on this backend.
+// on this backend. A shape is "too small" only when its bytes are below
+// what fills the GPU (gpu_fill_bytes) and it reaches at least half of what a
+// kernel of its size could; otherwise, short of the ceiling, it is "below
+// the ceiling with room".
 EpisodeBounds episode_bounds(const std::vector<ShapeEvaluation>& timing,
                              const ResourceReport& resources,
                              std::optional<double> copy_bytes_per_s, std::string ceiling_note,
                              double launch_floor_s);
+
+// Bytes that fill a GPU with this copy ceiling: where the launch, ramp and
+// tail (about 5 us) are a tenth of the time at the ceiling, 191 MB at the
+// H200's 4.24 TB/s; 0 without a ceiling.
+double gpu_fill_bytes(double copy_bytes_per_s);
 
 }  // namespace kgate

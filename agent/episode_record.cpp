@@ -2,7 +2,9 @@
 
 #include <ctime>
 
+#include "agent/persisted_json.h"
 #include "core/file_util.h"
+#include "core/log.h"
 
 namespace kgate {
 
@@ -19,7 +21,7 @@ nlohmann::json IterationRecord::to_json() const {
   nlohmann::json j = {{"index", index},
                       {"done", done},
                       {"started_at", started_at},
-                      {"seconds", seconds},
+                      {"seconds", finite_or_null(seconds)},
                       {"prompt", prompt},
                       {"context_sizes", context_sizes},
                       {"answer", answer},
@@ -41,24 +43,24 @@ nlohmann::json IterationRecord::to_json() const {
 
 IterationRecord IterationRecord::from_json(const nlohmann::json& j) {
   IterationRecord r;
-  r.index = j.value("index", 0);
-  r.done = j.value("done", false);
-  r.started_at = j.value("started_at", "");
-  r.seconds = j.value("seconds", 0.0);
-  r.replan_prompt = j.value("replan_prompt", "");
-  r.replan_answer = j.value("replan_answer", "");
-  r.prompt = j.value("prompt", "");
-  r.context_sizes = j.value("context_sizes", nlohmann::json::object());
-  r.answer = j.value("answer", "");
-  r.plan = j.value("plan", nlohmann::json::object());
-  r.candidate_file = j.value("candidate_file", "");
-  r.candidate = j.value("candidate", nlohmann::json::object());
-  r.outcome = j.value("outcome", "");
-  r.failure = j.value("failure", "");
-  r.compile_digest = j.value("compile_digest", "");
+  r.index = static_cast<int>(integer_field(j, "index", 0));
+  r.done = bool_field(j, "done", false);
+  r.started_at = string_field(j, "started_at");
+  r.seconds = number_field(j, "seconds", 0);
+  r.replan_prompt = string_field(j, "replan_prompt");
+  r.replan_answer = string_field(j, "replan_answer");
+  r.prompt = string_field(j, "prompt");
+  r.context_sizes = object_field(j, "context_sizes");
+  r.answer = string_field(j, "answer");
+  r.plan = object_field(j, "plan");
+  r.candidate_file = string_field(j, "candidate_file");
+  r.candidate = object_field(j, "candidate");
+  r.outcome = string_field(j, "outcome");
+  r.failure = string_field(j, "failure");
+  r.compile_digest = string_field(j, "compile_digest");
   if (j.contains("gate") && j["gate"].is_object()) r.evaluation = Evaluation::from_json(j["gate"]);
-  r.reflection = j.value("reflection", "");
-  r.accepted = j.value("accepted", false);
+  r.reflection = string_field(j, "reflection");
+  r.accepted = bool_field(j, "accepted", false);
   return r;
 }
 
@@ -80,49 +82,61 @@ nlohmann::json EpisodeRecord::to_json() const {
                        {{"iteration", best_iteration},
                         {"file", best_file},
                         {"candidate", best_candidate},
-                        {"speedup", best_speedup}}},
-                      {"elapsed_s", elapsed_s},
+                        {"speedup", finite_or_null(best_speedup)}}},
+                      {"elapsed_s", finite_or_null(elapsed_s)},
                       {"iterations", nlohmann::json::array()}};
   j["baseline"] = baseline ? baseline->to_json() : nlohmann::json();
   j["final"] = final_evaluation ? final_evaluation->to_json() : nlohmann::json();
   j["bounds"] = bounds ? bounds->to_json() : nlohmann::json();
+  if (!extra_shapes.empty()) j["extra_shapes"] = extra_shapes;
   for (const IterationRecord& it : iterations) j["iterations"].push_back(it.to_json());
   return j;
 }
 
 Result<EpisodeRecord> EpisodeRecord::from_json(const nlohmann::json& j) {
-  if (!j.is_object() || !j.contains("id") || !j.contains("kernel"))
+  if (!j.is_object() || string_field(j, "id").empty() || string_field(j, "kernel").empty())
     return Error::bad_input("not an episode record (no id or kernel)");
+  // Every field is read leniently (persisted_json.h): a NaN timing stored as
+  // null, or a field of the wrong type, costs that field, not the record.
   EpisodeRecord r;
-  r.version = j.value("version", 1);
-  r.id = j.value("id", "");
-  r.kernel = j.value("kernel", "");
-  r.family = j.value("family", "");
-  r.backend = j.value("backend", "");
-  r.agent = j.value("agent", "");
-  r.seed = j.value("seed", uint64_t{0});
-  r.manifest = j.value("manifest", "");
-  r.started_at = j.value("started_at", "");
-  r.updated_at = j.value("updated_at", "");
-  r.status = j.value("status", "running");
-  r.stop_reason = j.value("stop_reason", "");
-  r.options = j.value("options", nlohmann::json::object());
-  if (j.contains("best")) {
-    const auto& b = j["best"];
-    r.best_iteration = b.value("iteration", 0);
-    r.best_file = b.value("file", "");
-    r.best_candidate = b.value("candidate", nlohmann::json::object());
-    r.best_speedup = b.value("speedup", 1.0);
-  }
-  r.elapsed_s = j.value("elapsed_s", 0.0);
+  r.version = static_cast<int>(integer_field(j, "version", 1));
+  r.id = string_field(j, "id");
+  r.kernel = string_field(j, "kernel");
+  r.family = string_field(j, "family");
+  r.backend = string_field(j, "backend");
+  r.agent = string_field(j, "agent");
+  r.seed = unsigned_field(j, "seed", 0);
+  r.manifest = string_field(j, "manifest");
+  r.started_at = string_field(j, "started_at");
+  r.updated_at = string_field(j, "updated_at");
+  r.status = string_field(j, "status", "running");
+  r.stop_reason = string_field(j, "stop_reason");
+  r.options = object_field(j, "options");
+  const nlohmann::json b = object_field(j, "best");
+  r.best_iteration = static_cast<int>(integer_field(b, "iteration", 0));
+  r.best_file = string_field(b, "file");
+  r.best_candidate = object_field(b, "candidate");
+  r.best_speedup = number_field(b, "speedup", 1);
+  r.elapsed_s = number_field(j, "elapsed_s", 0);
   if (j.contains("baseline") && j["baseline"].is_object())
     r.baseline = Evaluation::from_json(j["baseline"]);
   if (j.contains("final") && j["final"].is_object())
     r.final_evaluation = Evaluation::from_json(j["final"]);
   if (j.contains("bounds") && j["bounds"].is_object())
     r.bounds = EpisodeBounds::from_json(j["bounds"]);
-  if (j.contains("iterations"))
-    for (const auto& it : j["iterations"]) r.iterations.push_back(IterationRecord::from_json(it));
+  r.extra_shapes = object_field(j, "extra_shapes");
+  for (const auto& it : array_field(j, "iterations"))
+    if (it.is_object()) r.iterations.push_back(IterationRecord::from_json(it));
+  // Keep the invariant (index == position + 1) whatever the file says; a
+  // best that points past the iterations read is the original.
+  for (size_t i = 0; i < r.iterations.size(); ++i) r.iterations[i].index = static_cast<int>(i) + 1;
+  if (r.best_iteration < 0 || r.best_iteration > static_cast<int>(r.iterations.size()) ||
+      (r.best_iteration > 0 && r.best_file.empty())) {
+    r.best_iteration = 0;
+    r.best_file.clear();
+    r.best_candidate = nlohmann::json::object();
+    r.best_speedup = 1;
+  }
   return r;
 }
 
@@ -134,14 +148,17 @@ Status save_episode(const std::filesystem::path& dir, const EpisodeRecord& recor
 }
 
 Result<EpisodeRecord> load_episode(const std::filesystem::path& dir) {
-  auto text = read_file(dir / "episode.json");
-  if (!text.ok()) return text.error();
-  auto j = nlohmann::json::parse(*text, nullptr, false);
-  if (j.is_discarded())
-    return Error::bad_input((dir / "episode.json").string() + " is not valid JSON");
-  auto r = EpisodeRecord::from_json(j);
-  if (!r.ok()) return r.error().with_context((dir / "episode.json").string());
-  return r;
+  const std::filesystem::path file = dir / "episode.json";
+  auto j = read_state_json(file);
+  if (!j.ok()) return j.error();
+  try {
+    auto r = EpisodeRecord::from_json(*j);
+    if (!r.ok()) return r.error().with_context(file.string());
+    return r;
+  } catch (const nlohmann::json::exception& e) {
+    // The readers above do not throw; this is the last line of defence.
+    return Error::bad_input(file.string() + " cannot be read: " + e.what());
+  }
 }
 
 std::optional<std::filesystem::path> find_unfinished_episode(
@@ -153,7 +170,15 @@ std::optional<std::filesystem::path> find_unfinished_episode(
   for (const auto& entry : std::filesystem::directory_iterator(episodes_dir, ec)) {
     if (!entry.is_directory()) continue;
     auto r = load_episode(entry.path());
-    if (!r.ok() || r->status != "running") continue;
+    if (!r.ok()) {
+      // Only episodes that could be ours are worth a word: the folder name
+      // carries the kernel (<stamp>-<kernel>-<hex>).
+      const std::string name = entry.path().filename().string();
+      if (name.find("-" + kernel + "-") != std::string::npos)
+        warn("skipping an unreadable episode record: " + r.error().message);
+      continue;
+    }
+    if (r->status != "running") continue;
     if (r->kernel != kernel || r->backend != backend || r->agent != agent) continue;
     // Ids start with a UTC timestamp, so they order like start times.
     if (!newest || r->id > newest_start) {

@@ -62,7 +62,10 @@ struct EpisodeRecord {
   double best_speedup = 1;                     // product of accepted speedups over the original
   std::optional<Evaluation> final_evaluation;  // best against the original, at the end
   std::optional<EpisodeBounds> bounds;         // what bounds the best, per shape, at the end
-  double elapsed_s = 0;                        // wall time used over all runs (resumes add up)
+  // The seeded misaligned shapes every candidate is checked on
+  // (misaligned_shapes.h): {"seed", "shapes": [{name, variables, status}]}.
+  nlohmann::json extra_shapes = nlohmann::json::object();
+  double elapsed_s = 0;  // wall time used over all runs (resumes add up)
   std::vector<IterationRecord> iterations;
 
   nlohmann::json to_json() const;
@@ -70,9 +73,12 @@ struct EpisodeRecord {
 };
 
 Status save_episode(const std::filesystem::path& dir, const EpisodeRecord& record);
+// An Error (never an exception) when the file is missing, not JSON or not a
+// record; null and mistyped fields are read as their defaults.
 Result<EpisodeRecord> load_episode(const std::filesystem::path& dir);
 // The newest episode under `episodes_dir` for kernel/backend/agent whose status
-// is "running" (an interrupted one), if any.
+// is "running" (an interrupted one), if any. Unreadable records of the kernel
+// are skipped with a warning and left on disk.
 std::optional<std::filesystem::path> find_unfinished_episode(
     const std::filesystem::path& episodes_dir, const std::string& kernel,
     const std::string& backend, const std::string& agent);

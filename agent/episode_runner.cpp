@@ -8,7 +8,8 @@
 #include <sstream>
 
 #include "agent/agent_context.h"
-#include "core/entry_name.h"
+#include "agent/candidate_rules.h"
+#include "agent/persisted_json.h"
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/number_format.h"
@@ -19,16 +20,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string new_episode_id(const std::string& kernel, uint64_t seed) {
+// "20261130T072232Z": UTC, sortable, usable in file names.
+std::string compact_utc_stamp() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
   gmtime_r(&t, &tm);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  return stamp;
+}
+
+std::string new_episode_id(const std::string& kernel, uint64_t seed) {
   std::mt19937_64 rng(seed ^ static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
   char suffix[8];
   std::snprintf(suffix, sizeof suffix, "%04x", static_cast<unsigned>(rng() & 0xffff));
-  return std::string(stamp) + "-" + kernel + "-" + suffix;
+  return compact_utc_stamp() + "-" + kernel + "-" + suffix;
 }
 
 Variables tunables_from_json(const nlohmann::json& j) {
@@ -45,13 +51,6 @@ std::vector<std::string> flags_from_json(const nlohmann::json& j) {
     for (const auto& x : j)
       if (x.is_string()) f.push_back(x.get<std::string>());
   return f;
-}
-
-size_t count_of(const std::string& text, const std::string& word) {
-  size_t n = 0;
-  for (size_t p = text.find(word); p != std::string::npos; p = text.find(word, p + word.size()))
-    ++n;
-  return n;
 }
 
 // "ACCUMULATORS=8 -O3": the settings a candidate changes relative to the best.
@@ -100,12 +99,17 @@ ResourceReport best_resources(const EpisodeRecord& r) {
 std::pair<std::optional<double>, std::string> copy_ceiling(const std::string& backend,
                                                            const nlohmann::json& device) {
   if (backend != "cuda") return {std::nullopt, "the " + backend + " backend has no copy ceiling"};
-  const std::string gpu = device.is_object() ? device.value("name", "") : "";
+  const std::string gpu = string_field(device, "name");
   if (gpu.empty()) return {std::nullopt, "the device is unknown, so no copy ceiling"};
   auto store = profile::CeilingStore::default_store();
-  if (auto c = store.find(gpu); c && c->bandwidth_bytes_per_s > 0)
-    return {c->bandwidth_bytes_per_s, "copy ceiling of the " + gpu + " measured " + c->measured_at +
-                                          ", " + store.file().string()};
+  try {
+    if (auto c = store.find(gpu); c && c->bandwidth_bytes_per_s > 0)
+      return {c->bandwidth_bytes_per_s, "copy ceiling of the " + gpu + " measured " +
+                                            c->measured_at + ", " + store.file().string()};
+  } catch (const nlohmann::json::exception& e) {
+    warn(store.file().string() + " cannot be read (" + e.what() + "); `kgate profile` rewrites it");
+    return {std::nullopt, "the stored copy ceilings cannot be read"};
+  }
   return {std::nullopt, "no copy ceiling stored for the " + gpu +
                             " yet: `kgate profile` measures it once and stores it"};
 }
@@ -122,366 +126,415 @@ std::string candidate_extension(const Implementation& impl) {
   return impl.backend == "cuda" ? ".cu" : ".cpp";
 }
 
+std::string candidate_file_name(const std::string& utc_stamp, int iteration,
+                                const Implementation& impl) {
+  return "candidate-" + utc_stamp + "-it" + std::to_string(iteration) + candidate_extension(impl);
+}
+
+// One run of an episode, step by step: open (or resume) the record, time the
+// original, then iterations of observe -> plan -> execute -> gate -> reflect
+// until a guardrail stops it, then the final gate. Every step that changes
+// the record saves it.
+class EpisodeLoop {
+ public:
+  EpisodeLoop(const EpisodeRunner::Parts& parts, const Implementation& impl,
+              std::string original_text, EpisodeResult& result)
+      : p_(parts), impl_(impl), result_(result), rec_(result.record) {
+    original_.source_text = std::move(original_text);  // compiled from this text, not the file
+    original_.tunables = impl.default_tunables();
+    original_.file_name = impl.source;
+    best_ = original_;
+  }
+
+  Status open();
+  Status time_original();
+  // Why the episode stops before iteration n + 1, or "" to go on.
+  std::string guardrail() const;
+  // One iteration; `stop_reason` is set when the agent ended the episode.
+  Status iterate(std::string& stop_reason);
+  Status finish(const std::string& stop_reason);
+
+ private:
+  ContextInput observe(const IterationRecord& it, std::string& bottleneck);
+  // The agent's answer; a re-plan is asked first after compile failures in a row.
+  Result<std::string> plan(ContextInput& ctx, IterationRecord& it);
+  // Parses the answer and writes the candidate; a broken rule is the outcome.
+  Status execute(IterationRecord& it, const AgentAnswer& answer, Candidate& cand);
+  Status gate(IterationRecord& it, const Candidate& cand);
+  void reflect(const ContextInput& ctx, IterationRecord& it, const Candidate& cand,
+               const std::string& bottleneck);
+
+  Status start_new();
+  Status save() {
+    rec_.updated_at = utc_now();
+    return save_episode(result_.dir, rec_);
+  }
+  // A failure that ends this run: the record stays resumable.
+  Error stop_on(const Error& error, const std::string& what) {
+    rec_.stop_reason = what + ": " + error.message;
+    rec_.elapsed_s = elapsed();
+    (void)save();
+    return error;
+  }
+  double elapsed() const {
+    return elapsed_before_ + std::chrono::duration<double>(Clock::now() - start_).count();
+  }
+  void note_extra_checks() {
+    nlohmann::json extra = p_.evaluator.extra_checks();
+    if (extra.is_object()) rec_.extra_shapes = extra;
+  }
+
+  const EpisodeRunner::Parts& p_;
+  const Implementation& impl_;
+  EpisodeResult& result_;
+  EpisodeRecord& rec_;
+  Candidate original_, best_;
+  Clock::time_point start_ = Clock::now();
+  double elapsed_before_ = 0;
+  std::string replan_;  // the latest forced re-plan, followed by the next candidate
+};
+
+Status EpisodeLoop::start_new() {
+  const EpisodeOptions& o = p_.options;
+  rec_ = EpisodeRecord{};
+  rec_.id = new_episode_id(p_.kernel.name, o.seed);
+  rec_.kernel = p_.kernel.name;
+  rec_.family = p_.kernel.family.empty() ? p_.kernel.name : p_.kernel.family;
+  rec_.backend = o.backend;
+  rec_.agent = o.agent;
+  rec_.seed = o.seed;
+  rec_.manifest = p_.manifest.path.string();
+  rec_.started_at = utc_now();
+  result_.dir = o.state_dir / "episodes" / rec_.id;
+  result_.resumed = false;
+  progress("episode " + rec_.id + " on " + p_.kernel.name + " (" + o.backend + ", agent " +
+           o.agent + ")");
+  return {};
+}
+
+Status EpisodeLoop::open() {
+  const EpisodeOptions& o = p_.options;
+  std::optional<std::filesystem::path> previous;
+  if (o.resume)
+    previous =
+        find_unfinished_episode(o.state_dir / "episodes", p_.kernel.name, o.backend, o.agent);
+  std::optional<EpisodeRecord> loaded;
+  if (previous) {
+    auto r = load_episode(*previous);
+    if (r.ok()) loaded = std::move(r.value());
+  }
+  if (loaded && loaded->best_iteration > 0) {
+    auto text = read_file(*previous / loaded->best_file);
+    if (text.ok()) {
+      best_.source_text = *text;
+      best_.tunables = tunables_from_json(object_field(loaded->best_candidate, "tunables"));
+      best_.flags = flags_from_json(array_field(loaded->best_candidate, "flags"));
+      best_.file_name = loaded->best_file;
+    } else {
+      // Not resumable; the record is kept, marked so it is not tried again.
+      warn("cannot resume episode " + loaded->id + ": its best candidate " + loaded->best_file +
+           " cannot be read; starting a new episode");
+      loaded->status = "failed";
+      loaded->stop_reason = "could not be resumed: " + text.error().message;
+      (void)save_episode(*previous, *loaded);
+      loaded.reset();
+    }
+  }
+  if (loaded) {
+    rec_ = std::move(*loaded);
+    result_.dir = *previous;
+    result_.resumed = true;
+    // The step in flight when it stopped is redone from scratch.
+    while (!rec_.iterations.empty() && !rec_.iterations.back().done) rec_.iterations.pop_back();
+    progress("resuming episode " + rec_.id + " after iteration " +
+             std::to_string(rec_.iterations.size()));
+  } else {
+    KGATE_RETURN_IF_ERROR(start_new());
+  }
+  rec_.status = "running";
+  rec_.options = {{"max_iters", o.max_iters},
+                  {"patience", o.patience},
+                  {"budget_s", o.budget_s},
+                  {"seed", o.seed},
+                  {"replan_after", o.replan_after}};
+  elapsed_before_ = std::isfinite(rec_.elapsed_s) ? rec_.elapsed_s : 0;
+  start_ = Clock::now();
+  return save();
+}
+
+Status EpisodeLoop::time_original() {
+  if (rec_.baseline) return {};
+  progress("timing the original of " + p_.kernel.name);
+  auto base = p_.evaluator.baseline(original_);
+  if (!base.ok()) return base.error();
+  if (!base->compiled)
+    return Error::bad_input("the original " + impl_.source + " does not compile:\n" +
+                            base->compile_digest);
+  if (!base->correct)
+    return Error::check_failed("the original " + p_.kernel.name +
+                               " fails its check: " + base->summary);
+  rec_.baseline = *base;
+  note_extra_checks();
+  rec_.elapsed_s = elapsed();
+  return save();
+}
+
+std::string EpisodeLoop::guardrail() const {
+  const EpisodeOptions& o = p_.options;
+  const int n = static_cast<int>(rec_.iterations.size());
+  if (n >= o.max_iters) return "iteration cap (" + std::to_string(o.max_iters) + ") reached";
+  // At least one iteration whatever the budget: timing the original (and
+  // computing its references) can use a short budget up alone, and an
+  // episode that gated no candidate has learned nothing.
+  if (n > 0 && o.budget_s > 0 && elapsed() >= o.budget_s)
+    return "time budget (" + format_number(o.budget_s) + " s) used";
+  int without_gain = 0;
+  for (int i = n - 1; i >= 0 && !rec_.iterations[i].accepted; --i) ++without_gain;
+  if (o.patience > 0 && without_gain >= o.patience)
+    return std::to_string(without_gain) +
+           " iterations in a row without an improvement above the gate's threshold";
+  return "";
+}
+
+ContextInput EpisodeLoop::observe(const IterationRecord& it, std::string& bottleneck) {
+  const EpisodeOptions& o = p_.options;
+  bottleneck = classify_bottleneck(best_timing(rec_), best_resources(rec_), o.backend);
+  ContextInput ctx;
+  if (p_.store) {
+    auto l = p_.store->relevant(rec_.family, o.backend, bottleneck, 5);
+    if (l.ok())
+      ctx.lessons = std::move(l.value());
+    else
+      warn(l.error().message);
+  }
+  ctx.manifest = &p_.manifest;
+  ctx.kernel = &p_.kernel;
+  ctx.impl = &impl_;
+  ctx.best_source = best_.source_text.value_or("");
+  ctx.best = best_;
+  ctx.best_iteration = rec_.best_iteration;
+  ctx.best_timing = best_timing(rec_);
+  ctx.best_resources = best_resources(rec_);
+  ctx.iterations = &rec_.iterations;
+  ctx.iteration = it.index;
+  ctx.max_iterations = o.max_iters;
+  ctx.seed = o.seed;
+  ctx.workload_focus = o.workload_focus;
+  if (!rec_.iterations.empty()) {
+    const IterationRecord& last = rec_.iterations.back();
+    if (!last.failure.empty())
+      ctx.feedback = "iteration " + std::to_string(last.index) + ": " + last.failure;
+  }
+  return ctx;
+}
+
+Result<std::string> EpisodeLoop::plan(ContextInput& ctx, IterationRecord& it) {
+  // Compile failures in a row since the last re-plan.
+  std::vector<std::string> digests;
+  for (int i = static_cast<int>(rec_.iterations.size()) - 1;
+       i >= 0 && is_compile_failure(rec_.iterations[i]); --i) {
+    digests.insert(digests.begin(), rec_.iterations[i].compile_digest);
+    if (!rec_.iterations[i].replan_prompt.empty()) break;
+  }
+  if (static_cast<int>(digests.size()) >= p_.options.replan_after) {
+    progress(std::to_string(digests.size()) +
+             " compile failures in a row: asking for a re-plan first");
+    AgentRequest rp = build_replan_request(ctx, digests);
+    auto answer = p_.agent.ask(rp);
+    if (!answer.ok())
+      return stop_on(answer.error(), "agent failed")
+          .with_context("asking " + p_.agent.name() + " to re-plan");
+    it.replan_prompt = rp.prompt;
+    it.replan_answer = *answer;
+    replan_ = *answer;
+  }
+  ctx.replan = replan_;
+
+  AgentRequest request = build_propose_request(ctx);
+  it.prompt = request.system + "\n\n" + request.prompt;
+  it.context_sizes = request.context["sizes"];
+  rec_.iterations.push_back(it);
+  KGATE_RETURN_IF_ERROR(save());  // the prompt is on disk before the provider is asked
+  auto answer = p_.agent.ask(request);
+  if (!answer.ok()) {
+    rec_.iterations.pop_back();
+    return stop_on(answer.error(), "agent failed")
+        .with_context("asking " + p_.agent.name() + " for a candidate");
+  }
+  return answer;
+}
+
+Status EpisodeLoop::execute(IterationRecord& it, const AgentAnswer& answer, Candidate& cand) {
+  ProposedCandidate proposed = candidate_from_answer(answer, best_, impl_);
+  cand = proposed.candidate;
+  it.failure = answer_rule_failure(answer, proposed, impl_, &it.outcome);
+  if (answer.code) {
+    // Named by when and which iteration: unique across resumes and episodes.
+    it.candidate_file = candidate_file_name(compact_utc_stamp(), it.index, impl_);
+    cand.file_name = it.candidate_file;
+    KGATE_RETURN_IF_ERROR(write_file_atomic(result_.dir / it.candidate_file, *answer.code));
+  }
+  it.candidate = cand.to_json();
+  // A candidate identical to the best would only measure noise.
+  if (it.outcome.empty() && cand.fingerprint() == best_.fingerprint()) {
+    it.outcome = "no-gain";
+    it.failure = "the candidate is identical to the current best";
+  }
+  return {};
+}
+
+Status EpisodeLoop::gate(IterationRecord& it, const Candidate& cand) {
+  if (!it.outcome.empty()) {
+    progress("iteration " + std::to_string(it.index) + ": " + it.outcome + " — " + it.failure);
+    return {};
+  }
+  progress("gating " + it.candidate_file + " (" + settings_diff(best_, cand) + ")");
+  auto eval = p_.evaluator.evaluate(best_, cand);
+  if (!eval.ok()) return stop_on(eval.error(), "gate failed");
+  note_extra_checks();
+  it.evaluation = *eval;
+  if (!eval->compiled) {
+    it.outcome = eval->refused ? "refused" : "compile-error";
+    it.compile_digest = eval->compile_digest;
+    it.failure = eval->refused ? eval->compile_digest : "the candidate does not compile";
+  } else if (eval->invalid) {
+    it.outcome = "invalid";
+    it.failure = eval->summary;
+  } else if (!eval->correct) {
+    it.outcome = "wrong";
+    it.failure = eval->summary;
+  } else if (eval->improved) {
+    it.outcome = "improved";
+    it.accepted = true;
+  } else {
+    bool slower =
+        std::any_of(eval->shapes.begin(), eval->shapes.end(),
+                    [](const ShapeEvaluation& s) { return s.verdict == ShapeVerdict::kSlower; });
+    it.outcome = slower ? "slower" : "no-gain";
+  }
+  progress("iteration " + std::to_string(it.index) + ": " + it.outcome + " — " + eval->summary);
+  return {};
+}
+
+void EpisodeLoop::reflect(const ContextInput& ctx, IterationRecord& it, const Candidate& cand,
+                          const std::string& bottleneck) {
+  rec_.iterations.back() = it;
+  AgentRequest request = build_reflect_request(ctx, it);
+  auto reflection = p_.agent.ask(request);
+  it.reflection = reflection.ok() ? bounded(*reflection, 2000)
+                                  : "(no reflection: " + reflection.error().message + ")";
+  double speedup = it.evaluation && it.evaluation->correct ? 1 / it.evaluation->geomean_ratio : 0;
+  if (!std::isfinite(speedup)) speedup = 0;
+  const std::string diff = settings_diff(best_, cand);  // before the best moves
+  if (it.accepted) {
+    best_ = cand;
+    rec_.best_iteration = it.index;
+    rec_.best_file = it.candidate_file;
+    rec_.best_candidate = cand.to_json();
+    rec_.best_speedup *= speedup;
+  }
+  if (p_.store) {
+    Lesson l;
+    l.kernel = p_.kernel.name;
+    l.family = rec_.family;
+    l.backend = p_.options.backend;
+    l.bottleneck = bottleneck;
+    l.change = "settings: " + diff;
+    std::string change = first_sentences(string_field(it.plan, "change"), 1);
+    if (!change.empty()) l.change += "; " + change;
+    l.outcome = it.outcome;
+    l.speedup = speedup;
+    l.reflection = it.reflection;
+    l.episode_id = rec_.id;
+    if (Status s = p_.store->add(l); !s.ok()) warn(s.error().message);
+  }
+}
+
+Status EpisodeLoop::iterate(std::string& stop_reason) {
+  IterationRecord it;
+  it.index = static_cast<int>(rec_.iterations.size()) + 1;
+  it.started_at = utc_now();
+  const auto it_start = Clock::now();
+  progress("iteration " + std::to_string(it.index) + " of " + std::to_string(p_.options.max_iters));
+
+  std::string bottleneck;
+  ContextInput ctx = observe(it, bottleneck);
+  auto answer = plan(ctx, it);
+  if (!answer.ok()) return answer.error();
+  it.answer = *answer;
+  AgentAnswer parsed = parse_agent_answer(it.answer);
+  it.plan = parsed.to_json();
+  // The agent may end the episode itself ("STOP: reason").
+  if (!parsed.code && it.answer.rfind("STOP:", 0) == 0) {
+    stop_reason = "the agent stopped: " + first_sentences(it.answer.substr(5), 2);
+    rec_.iterations.pop_back();
+    return {};
+  }
+  Candidate cand;
+  KGATE_RETURN_IF_ERROR(execute(it, parsed, cand));
+  KGATE_RETURN_IF_ERROR(gate(it, cand));
+  if (!is_compile_failure(it)) replan_.clear();
+  reflect(ctx, it, cand, bottleneck);
+  it.done = true;
+  it.seconds = std::chrono::duration<double>(Clock::now() - it_start).count();
+  rec_.iterations.back() = it;
+  rec_.elapsed_s = elapsed();
+  return save();
+}
+
+Status EpisodeLoop::finish(const std::string& stop_reason) {
+  // Before/after evidence: the best against the original, on every shape.
+  if (rec_.best_iteration > 0) {
+    progress("gating the best (iteration " + std::to_string(rec_.best_iteration) +
+             ") against the original");
+    auto final_eval = p_.evaluator.confirm(original_, best_);
+    if (!final_eval.ok()) return stop_on(final_eval.error(), "final gate failed");
+    rec_.final_evaluation = *final_eval;
+  }
+  // What bounds the best, shape by shape, for the record and the summary.
+  const nlohmann::json device = rec_.final_evaluation && rec_.final_evaluation->device.is_object()
+                                    ? rec_.final_evaluation->device
+                                : rec_.baseline ? rec_.baseline->device
+                                                : nlohmann::json();
+  auto [ceiling, note] = copy_ceiling(p_.options.backend, device);
+  rec_.bounds = episode_bounds(best_timing(rec_), best_resources(rec_), ceiling, note,
+                               launch_floor_s(p_.options.backend));
+  rec_.status = "finished";
+  rec_.stop_reason = stop_reason;
+  rec_.elapsed_s = elapsed();
+  KGATE_RETURN_IF_ERROR(save());
+  progress("episode " + rec_.id + " finished: " + stop_reason + "; best: iteration " +
+           std::to_string(rec_.best_iteration) +
+           (rec_.final_evaluation ? ", " + format_number(1 / rec_.final_evaluation->geomean_ratio) +
+                                        "x over the original"
+                                  : ""));
+  result_.best_source = best_.source_text.value_or("");
+  return {};
+}
+
 EpisodeRunner::EpisodeRunner(const Manifest& manifest, const Kernel& kernel, AgentProvider& agent,
                              CandidateEvaluator& evaluator, ExperienceStore* store,
                              EpisodeOptions options)
-    : manifest_(manifest),
-      kernel_(kernel),
-      agent_(agent),
-      evaluator_(evaluator),
-      store_(store),
-      options_(std::move(options)) {}
+    : parts_{manifest, kernel, agent, evaluator, store, std::move(options)} {}
 
 Result<EpisodeResult> EpisodeRunner::run() {
-  const Implementation* impl = kernel_.implementation(options_.backend);
+  const Implementation* impl = parts_.kernel.implementation(parts_.options.backend);
   if (!impl)
-    return Error::bad_input(kernel_.name + " has no \"" + options_.backend +
-                            "\" implementation in " + manifest_.path.string());
-  auto original_text = read_file(manifest_.root / impl->source);
+    return Error::bad_input(parts_.kernel.name + " has no \"" + parts_.options.backend +
+                            "\" implementation in " + parts_.manifest.path.string());
+  auto original_text = read_file(parts_.manifest.root / impl->source);
   if (!original_text.ok()) return original_text.error();
-  const std::filesystem::path episodes = options_.state_dir / "episodes";
-  const std::string family = kernel_.family.empty() ? kernel_.name : kernel_.family;
-
   EpisodeResult result;
-  EpisodeRecord& rec = result.record;
-  std::optional<std::filesystem::path> previous;
-  if (options_.resume)
-    previous = find_unfinished_episode(episodes, kernel_.name, options_.backend, options_.agent);
-  if (previous) {
-    auto loaded = load_episode(*previous);
-    if (!loaded.ok()) return loaded.error();
-    rec = std::move(loaded.value());
-    result.dir = *previous;
-    result.resumed = true;
-    // The step in flight when it stopped is redone from scratch.
-    while (!rec.iterations.empty() && !rec.iterations.back().done) rec.iterations.pop_back();
-    progress("resuming episode " + rec.id + " after iteration " +
-             std::to_string(rec.iterations.size()));
-  } else {
-    rec.id = new_episode_id(kernel_.name, options_.seed);
-    rec.kernel = kernel_.name;
-    rec.family = family;
-    rec.backend = options_.backend;
-    rec.agent = options_.agent;
-    rec.seed = options_.seed;
-    rec.manifest = manifest_.path.string();
-    rec.started_at = utc_now();
-    result.dir = episodes / rec.id;
-    progress("episode " + rec.id + " on " + kernel_.name + " (" + options_.backend + ", agent " +
-             options_.agent + ")");
-  }
-  rec.status = "running";
-  rec.options = {{"max_iters", options_.max_iters},
-                 {"patience", options_.patience},
-                 {"budget_s", options_.budget_s},
-                 {"seed", options_.seed},
-                 {"replan_after", options_.replan_after}};
-  const std::filesystem::path dir = result.dir;
-  auto save = [&]() {
-    rec.updated_at = utc_now();
-    return save_episode(dir, rec);
-  };
-  KGATE_RETURN_IF_ERROR(save());
-
-  // The original: the repository's file with the manifest's default tunables.
-  Candidate original;
-  original.source_text =
-      *original_text;  // compiled from this text, so a later edit of the file cannot mix in
-  original.tunables = impl->default_tunables();
-  Candidate best = original;
-  std::string best_source = *original_text;
-  if (rec.best_iteration > 0) {
-    auto text = read_file(dir / rec.best_file);
-    if (!text.ok()) return text.error().with_context("resuming " + rec.id);
-    best_source = *text;
-    best.source_text = best_source;
-    best.tunables =
-        tunables_from_json(rec.best_candidate.value("tunables", nlohmann::json::object()));
-    best.flags = flags_from_json(rec.best_candidate.value("flags", nlohmann::json::array()));
-  }
-
-  const auto start = Clock::now();
-  const double elapsed_before = rec.elapsed_s;
-  auto elapsed = [&]() {
-    return elapsed_before + std::chrono::duration<double>(Clock::now() - start).count();
-  };
-
-  if (!rec.baseline) {
-    progress("timing the original of " + kernel_.name);
-    auto base = evaluator_.baseline(original);
-    if (!base.ok()) return base.error();
-    if (!base->compiled)
-      return Error::bad_input("the original " + impl->source + " does not compile:\n" +
-                              base->compile_digest);
-    if (!base->correct)
-      return Error::check_failed("the original " + kernel_.name +
-                                 " fails its check: " + base->summary);
-    rec.baseline = *base;
-    rec.elapsed_s = elapsed();
-    KGATE_RETURN_IF_ERROR(save());
-  }
-
+  EpisodeLoop loop(parts_, *impl, *original_text, result);
+  KGATE_RETURN_IF_ERROR(loop.open());
+  KGATE_RETURN_IF_ERROR(loop.time_original());
   std::string stop_reason;
-  std::string replan;  // the latest forced re-plan, followed by the next candidate
-  while (true) {
-    int n = static_cast<int>(rec.iterations.size());
-    if (n >= options_.max_iters) {
-      stop_reason = "iteration cap (" + std::to_string(options_.max_iters) + ") reached";
-      break;
-    }
-    // At least one iteration whatever the budget: timing the original (and
-    // computing its references) can use a short budget up alone, and an
-    // episode that gated no candidate has learned nothing.
-    if (n > 0 && options_.budget_s > 0 && elapsed() >= options_.budget_s) {
-      stop_reason = "time budget (" + format_number(options_.budget_s) + " s) used";
-      break;
-    }
-    int without_gain = 0;
-    for (int i = n - 1; i >= 0 && !rec.iterations[i].accepted; --i) ++without_gain;
-    if (options_.patience > 0 && without_gain >= options_.patience) {
-      stop_reason = std::to_string(without_gain) +
-                    " iterations in a row without an improvement above the gate's threshold";
-      break;
-    }
-    // Compile failures in a row since the last re-plan.
-    std::vector<std::string> digests;
-    for (int i = n - 1; i >= 0 && is_compile_failure(rec.iterations[i]); --i) {
-      digests.insert(digests.begin(), rec.iterations[i].compile_digest);
-      if (!rec.iterations[i].replan_prompt.empty()) break;
-    }
-
-    IterationRecord it;
-    it.index = n + 1;
-    it.started_at = utc_now();
-    const auto it_start = Clock::now();
-    progress("iteration " + std::to_string(it.index) + " of " + std::to_string(options_.max_iters));
-
-    std::vector<Lesson> lessons;
-    std::string bottleneck =
-        classify_bottleneck(best_timing(rec), best_resources(rec), options_.backend);
-    if (store_) {
-      auto l = store_->relevant(family, options_.backend, bottleneck, 5);
-      if (l.ok())
-        lessons = std::move(l.value());
-      else
-        warn(l.error().message);
-    }
-    ContextInput ctx;
-    ctx.manifest = &manifest_;
-    ctx.kernel = &kernel_;
-    ctx.impl = impl;
-    ctx.best_source = best_source;
-    ctx.best = best;
-    ctx.best_iteration = rec.best_iteration;
-    ctx.best_timing = best_timing(rec);
-    ctx.best_resources = best_resources(rec);
-    ctx.iterations = &rec.iterations;
-    ctx.lessons = lessons;
-    ctx.iteration = it.index;
-    ctx.max_iterations = options_.max_iters;
-    ctx.seed = options_.seed;
-    ctx.workload_focus = options_.workload_focus;
-    if (n > 0) {
-      const IterationRecord& last = rec.iterations.back();
-      if (!last.failure.empty())
-        ctx.feedback = "iteration " + std::to_string(last.index) + ": " + last.failure;
-    }
-
-    if (static_cast<int>(digests.size()) >= options_.replan_after) {
-      progress(std::to_string(digests.size()) +
-               " compile failures in a row: asking for a re-plan first");
-      AgentRequest rp = build_replan_request(ctx, digests);
-      auto answer = agent_.ask(rp);
-      if (!answer.ok()) {
-        rec.stop_reason = "agent failed: " + answer.error().message;
-        (void)save();
-        return answer.error().with_context("asking " + agent_.name() + " to re-plan");
-      }
-      it.replan_prompt = rp.prompt;
-      it.replan_answer = *answer;
-      replan = *answer;
-    }
-    ctx.replan = replan;
-
-    AgentRequest request = build_propose_request(ctx);
-    it.prompt = request.system + "\n\n" + request.prompt;
-    it.context_sizes = request.context["sizes"];
-    rec.iterations.push_back(it);
-    KGATE_RETURN_IF_ERROR(save());  // the prompt is on disk before the provider is asked
-    auto answer = agent_.ask(request);
-    if (!answer.ok()) {
-      rec.iterations.pop_back();
-      rec.stop_reason = "agent failed: " + answer.error().message;
-      rec.elapsed_s = elapsed();
-      (void)save();
-      return answer.error().with_context("asking " + agent_.name() + " for a candidate");
-    }
-    it.answer = *answer;
-    AgentAnswer parsed = parse_agent_answer(it.answer);
-    it.plan = parsed.to_json();
-
-    // The agent may end the episode itself ("STOP: reason").
-    if (!parsed.code && it.answer.rfind("STOP:", 0) == 0) {
-      stop_reason = "the agent stopped: " + first_sentences(it.answer.substr(5), 2);
-      rec.iterations.pop_back();
-      break;
-    }
-
-    Candidate cand;
-    cand.tunables = best.tunables;
-    cand.flags = parsed.flags.empty() ? best.flags : parsed.flags;
-    std::string invalid;
-    for (const auto& [k, v] : parsed.tunables) {
-      const Tunable* t = nullptr;
-      for (const Tunable& x : impl->tunables)
-        if (x.name == k) t = &x;
-      if (!t)
-        invalid += "tunable " + k + " is not declared in the manifest; ";
-      else if (std::find(t->values.begin(), t->values.end(), v) == t->values.end())
-        invalid +=
-            "tunable " + k + "=" + std::to_string(v) + " is not one of the manifest's values; ";
-      else
-        cand.tunables[k] = v;
-    }
-    if (!parsed.code) {
-      it.outcome = "no-code";
-      it.failure =
-          "the answer had no usable kernel: give the complete source file in one fenced code block";
-    } else if (parsed.code->find(EntryName::parse(impl->entry).ok()
-                                     ? EntryName::parse(impl->entry)->unqualified()
-                                     : impl->entry) == std::string::npos) {
-      it.outcome = "invalid";
-      it.failure = "the code does not define the entry function `" + impl->entry +
-                   "`; keep its name and signature";
-    } else if (count_of(*parsed.code, "__global__") >
-               std::max<size_t>(1, count_of(*original_text, "__global__"))) {
-      it.outcome = "invalid";
-      it.failure = "the code adds kernels the manifest does not declare; keep one __global__ entry";
-    } else if (!invalid.empty()) {
-      it.outcome = "invalid";
-      it.failure = invalid;
-    }
-
-    if (parsed.code) {
-      cand.source_text = *parsed.code;
-      char name[32];
-      std::snprintf(name, sizeof name, "iter-%02d", it.index);
-      it.candidate_file = std::string(name) + candidate_extension(*impl);
-      KGATE_RETURN_IF_ERROR(write_file_atomic(dir / it.candidate_file, *parsed.code));
-    }
-    it.candidate = cand.to_json();
-
-    if (it.outcome.empty()) {
-      // A candidate identical to one already gated would only measure noise.
-      std::string fp = cand.fingerprint();
-      if (fp == best.fingerprint()) {
-        it.outcome = "no-gain";
-        it.failure = "the candidate is identical to the current best";
-      }
-    }
-    if (it.outcome.empty()) {
-      progress("gating " + it.candidate_file + " (" + settings_diff(best, cand) + ")");
-      auto eval = evaluator_.evaluate(best, cand);
-      if (!eval.ok()) {
-        rec.stop_reason = "gate failed: " + eval.error().message;
-        rec.elapsed_s = elapsed();
-        (void)save();
-        return eval.error();
-      }
-      it.evaluation = *eval;
-      if (!eval->compiled) {
-        it.outcome = eval->refused ? "refused" : "compile-error";
-        it.compile_digest = eval->compile_digest;
-        it.failure = eval->refused ? eval->compile_digest
-                                   : "the candidate does not compile:\n" + eval->compile_digest;
-      } else if (!eval->correct) {
-        it.outcome = "wrong";
-        it.failure = eval->summary;
-      } else if (eval->improved) {
-        it.outcome = "improved";
-        it.accepted = true;
-      } else {
-        bool slower = std::any_of(
-            eval->shapes.begin(), eval->shapes.end(),
-            [](const ShapeEvaluation& s) { return s.verdict == ShapeVerdict::kSlower; });
-        it.outcome = slower ? "slower" : "no-gain";
-      }
-      progress("iteration " + std::to_string(it.index) + ": " + it.outcome + " — " + eval->summary);
-    } else {
-      progress("iteration " + std::to_string(it.index) + ": " + it.outcome + " — " + it.failure);
-    }
-    if (it.outcome != "compile-error" && it.outcome != "refused") replan.clear();
-
-    // Reflect: why did it come out this way?
-    rec.iterations.back() = it;
-    AgentRequest reflect = build_reflect_request(ctx, it);
-    auto reflection = agent_.ask(reflect);
-    it.reflection = reflection.ok() ? bounded(*reflection, 2000)
-                                    : "(no reflection: " + reflection.error().message + ")";
-
-    double speedup = it.evaluation && it.evaluation->correct ? 1 / it.evaluation->geomean_ratio : 0;
-    const std::string diff = settings_diff(best, cand);  // before the best moves
-    if (it.accepted) {
-      best = cand;
-      best_source = *cand.source_text;
-      rec.best_iteration = it.index;
-      rec.best_file = it.candidate_file;
-      rec.best_candidate = cand.to_json();
-      rec.best_speedup *= speedup;
-    }
-    if (store_) {
-      Lesson l;
-      l.kernel = kernel_.name;
-      l.family = family;
-      l.backend = options_.backend;
-      l.bottleneck = bottleneck;
-      l.change = "settings: " + diff;
-      std::string change = first_sentences(it.plan.value("change", std::string()), 1);
-      if (!change.empty()) l.change += "; " + change;
-      l.outcome = it.outcome;
-      l.speedup = speedup;
-      l.reflection = it.reflection;
-      l.episode_id = rec.id;
-      if (Status s = store_->add(l); !s.ok()) warn(s.error().message);
-    }
-    it.done = true;
-    it.seconds = std::chrono::duration<double>(Clock::now() - it_start).count();
-    rec.iterations.back() = it;
-    rec.elapsed_s = elapsed();
-    KGATE_RETURN_IF_ERROR(save());
+  while (stop_reason.empty()) {
+    stop_reason = loop.guardrail();
+    if (!stop_reason.empty()) break;
+    KGATE_RETURN_IF_ERROR(loop.iterate(stop_reason));
   }
-
-  // Before/after evidence: the best against the original, on every shape.
-  if (rec.best_iteration > 0) {
-    progress("gating the best (iteration " + std::to_string(rec.best_iteration) +
-             ") against the original");
-    auto final_eval = evaluator_.confirm(original, best);
-    if (!final_eval.ok()) {
-      rec.stop_reason = "final gate failed: " + final_eval.error().message;
-      (void)save();
-      return final_eval.error();
-    }
-    rec.final_evaluation = *final_eval;
-  }
-  {  // What bounds the best, shape by shape, for the record and the summary.
-    const bool final_device = rec.final_evaluation && rec.final_evaluation->device.is_object();
-    auto [ceiling, note] =
-        copy_ceiling(options_.backend, final_device   ? rec.final_evaluation->device
-                                       : rec.baseline ? rec.baseline->device
-                                                      : nlohmann::json());
-    rec.bounds = episode_bounds(best_timing(rec), best_resources(rec), ceiling, note,
-                                launch_floor_s(options_.backend));
-  }
-  rec.status = "finished";
-  rec.stop_reason = stop_reason;
-  rec.elapsed_s = elapsed();
-  KGATE_RETURN_IF_ERROR(save());
-  progress("episode " + rec.id + " finished: " + stop_reason + "; best: iteration " +
-           std::to_string(rec.best_iteration) +
-           (rec.final_evaluation ? ", " + format_number(1 / rec.final_evaluation->geomean_ratio) +
-                                       "x over the original"
-                                 : ""));
-  result.best_source = best_source;
+  KGATE_RETURN_IF_ERROR(loop.finish(stop_reason));
   return result;
 }
 

@@ -7,7 +7,9 @@
 // failures in a row a re-plan (no code) is asked before the next candidate;
 // compile errors go back to the agent as a digest; answers without a usable
 // kernel, unknown tunables or extra kernels fail the iteration, not the
-// episode; every candidate goes through the full gate.
+// episode; every candidate goes through the full gate. Each iteration's
+// steps are named functions (episode_runner.cpp): observe, plan, execute,
+// gate, reflect.
 //
 // Invariant: the record on disk is rewritten after every step, candidates
 // live only under <state>/episodes/<id>/, and the kernel's own source file is
@@ -57,16 +59,25 @@ class EpisodeRunner {
   // the next run resumes it.
   Result<EpisodeResult> run();
 
+  // What the runner was given; its steps (episode_runner.cpp) read it.
+  struct Parts {
+    const Manifest& manifest;
+    const Kernel& kernel;
+    AgentProvider& agent;
+    CandidateEvaluator& evaluator;
+    ExperienceStore* store;  // may be null
+    EpisodeOptions options;
+  };
+
  private:
-  const Manifest& manifest_;
-  const Kernel& kernel_;
-  AgentProvider& agent_;
-  CandidateEvaluator& evaluator_;
-  ExperienceStore* store_;
-  EpisodeOptions options_;
+  Parts parts_;
 };
 
 // File extension for candidates of `impl` (".cu", ".cpp", ...).
 std::string candidate_extension(const Implementation& impl);
+// "candidate-20261130T072232Z-it3.cu": a candidate's file in its episode
+// folder, named by when it was written and its iteration.
+std::string candidate_file_name(const std::string& utc_stamp, int iteration,
+                                const Implementation& impl);
 
 }  // namespace kgate

@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 
 namespace kgate {
@@ -34,7 +35,9 @@ class Statement {
   void bind(int i, const std::string& v) {
     sqlite3_bind_text(stmt_, i, v.c_str(), -1, SQLITE_TRANSIENT);
   }
-  void bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
+  // SQLite stores NaN as NULL, which `speedup REAL NOT NULL` refuses: an
+  // unknown speedup (a wrong or crashed candidate) is stored as 0.
+  void bind(int i, double v) { sqlite3_bind_double(stmt_, i, std::isfinite(v) ? v : 0.0); }
   void bind(int i, int v) { sqlite3_bind_int(stmt_, i, v); }
 
  private:

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "agent/candidate_rules.h"
 #include "gate/ab_gate.h"
 
 namespace kgate {
@@ -14,7 +15,10 @@ GateEvaluator::GateEvaluator(const Manifest& manifest, const Kernel& kernel, Bac
       kernel_(kernel),
       backend_(backend),
       options_(std::move(options)),
-      compiler_(manifest, kernel, backend) {}
+      compiler_(manifest, kernel, backend),
+      // A hang on a derived shape is judged by the manifest's limit, as the gate's are.
+      misaligned_(manifest, kernel, backend, options_.seed, options_.misaligned_shapes,
+                  kernel.timing.time_limit_s) {}
 
 Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& head,
                                       bool fresh_inputs) {
@@ -30,17 +34,28 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
   }
   e.compiled = true;
   e.resources = compiled_head->program.resources;
+  std::optional<CompiledCandidate> compiled_best;
+  if (best) {
+    auto c = compiler_.compile(*best);
+    if (!c.ok()) return c.error();
+    if (!c->ok)
+      return Error::bad_input("the current best of " + kernel_.name + " no longer compiles:\n" +
+                              c->digest);
+    compiled_best = *c;
+  }
+  // The final gate (fresh inputs) is of a best that passed these already.
+  if (!fresh_inputs) {
+    auto rejected = reject_before_timing(*compiled_head, head,
+                                         compiled_best ? &*compiled_best : nullptr, misaligned_, e);
+    if (!rejected.ok()) return rejected.error();
+    if (*rejected) return e;
+  }
   GateSources sources;
   sources.head.kernel = &kernel_;
   sources.head.source_text = head.source_text;
   sources.head.tunables = head.tunables;
   sources.head.program = compiled_head->program;
   if (best) {
-    auto compiled_best = compiler_.compile(*best);
-    if (!compiled_best.ok()) return compiled_best.error();
-    if (!compiled_best->ok)
-      return Error::bad_input("the current best of " + kernel_.name + " no longer compiles:\n" +
-                              compiled_best->digest);
     GateSide base;
     base.kernel = &kernel_;
     base.source_text = best->source_text;

@@ -5,10 +5,13 @@
 // compiled here (CandidateCompiler, so extra flags pass the numerics policy)
 // and handed to the gate as programs. Search iterations share one input seed
 // and the references computed for it (ReferenceCache); the final gate of an
-// episode (confirm) runs on new inputs.
+// episode (confirm) runs on new inputs. Before timing, every candidate passes
+// candidate_rules.h's checks (no undeclared entry points, correct on the
+// seeded misaligned shapes).
 #include "agent/ab_evaluator.h"
 #include "agent/candidate_compiler.h"
 #include "agent/candidate_evaluator.h"
+#include "agent/misaligned_check.h"
 #include "runner/backend.h"
 #include "runner/reference_cache.h"
 
@@ -24,6 +27,7 @@ class GateEvaluator : public CandidateEvaluator {
   Result<Evaluation> evaluate(const Candidate& best, const Candidate& candidate) override;
   Result<Evaluation> baseline(const Candidate& best) override;
   Result<Evaluation> confirm(const Candidate& original, const Candidate& best) override;
+  nlohmann::json extra_checks() const override { return misaligned_.to_json(); }
 
   const ReferenceCache& reference_cache() const { return references_; }
 
@@ -41,6 +45,7 @@ class GateEvaluator : public CandidateEvaluator {
   // episode), so their references are drawn and computed once; the final
   // gate (confirm) draws new ones.
   ReferenceCache references_;
+  MisalignedCheck misaligned_;
   uint64_t round_ = 0;
 };
 

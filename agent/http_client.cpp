@@ -3,6 +3,7 @@
 #include <curl/curl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 
 namespace kgate {
@@ -56,8 +57,10 @@ Result<HttpResponse> http_post(const std::string& url, const std::vector<std::st
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response.headers);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeouts.connect_s * 1000));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeouts.total_s * 1000));
+  // libcurl reads 0 as "no timeout": a limit under a millisecond is one millisecond.
+  auto ms = [](double s) { return std::max(1L, static_cast<long>(std::ceil(s * 1000))); };
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, ms(timeouts.connect_s));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, ms(timeouts.total_s));
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "kgate-agent");

@@ -5,6 +5,7 @@
 #include "agent/experience_store.h"
 #include "agent/gate_evaluator.h"
 #include "agent/in_model_check.h"
+#include "agent/persisted_json.h"
 #include "agent/proposal.h"
 #include "agent/workload_priority.h"
 #include "core/file_util.h"
@@ -24,20 +25,20 @@ std::filesystem::path default_state_dir(const std::filesystem::path& repo) {
 nlohmann::json in_model_check(const Manifest& manifest, const Kernel& kernel,
                               const EpisodeResult& episode, const OptimizeOptions& options) {
   progress(kernel.name + ": validating the best candidate inside the workload");
-  auto v = validate_candidate_in_workload(
-      manifest, kernel, episode.best_source,
-      episode.record.best_candidate.value("tunables", nlohmann::json::object()),
-      options.in_model_options, options.episode.state_dir);
+  auto v = validate_candidate_in_workload(manifest, kernel, episode.best_source,
+                                          object_field(episode.record.best_candidate, "tunables"),
+                                          options.in_model_options, options.episode.state_dir);
   nlohmann::json j =
       v.ok()
           ? v->to_json()
           : nlohmann::json{{"status", "error"}, {"passed", false}, {"reason", v.error().message}};
-  if (!episode.record.best_candidate.value("flags", nlohmann::json::array()).empty())
+  if (!array_field(episode.record.best_candidate, "flags").empty())
     j["notes"].push_back("the candidate's compile flags are not applied to the workload's build");
   if (Status s = write_file_atomic(episode.dir / "workload_validation.json", j.dump(2) + "\n");
       !s.ok())
     warn(s.error().message);
-  progress(kernel.name + ": in-model: " + j.value("status", "") + ": " + j.value("reason", ""));
+  progress(kernel.name + ": in-model: " + string_field(j, "status") + ": " +
+           string_field(j, "reason"));
   return j;
 }
 
@@ -66,10 +67,18 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
     auto tasks = load_task_list(options.episode.state_dir);
     if (tasks.ok() && tasks->has_value())
       options.episode.workload_focus = workload_focus(**tasks, kernel);
+    else if (!tasks.ok())
+      warn(tasks.error().message + "; the episode runs without the workload's priorities");
   }
+  // A damaged experience store costs this episode its lessons, not the
+  // episode: the file is left as it is for a person to look at.
   auto store = ExperienceStore::open(options.episode.state_dir / "experience.sqlite");
-  if (!store.ok()) return store.error();
-  EpisodeRunner runner(manifest, kernel, **provider, *evaluator, store->get(), options.episode);
+  if (!store.ok())
+    warn(store.error().message +
+         "; this episode runs without lessons (none read, none stored). Move the file away "
+         "to start a new store.");
+  EpisodeRunner runner(manifest, kernel, **provider, *evaluator,
+                       store.ok() ? store->get() : nullptr, options.episode);
   auto episode = runner.run();
   if (!episode.ok()) return episode.error();
   OptimizeOutcome out;
@@ -80,8 +89,8 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
   if (would_propose && options.in_model && !manifest.workload.is_null() &&
       options.episode.backend == "cuda") {
     out.workload_validation = in_model_check(manifest, kernel, out.episode, options);
-    if (!out.workload_validation.value("passed", false)) {
-      warn(kernel.name + ": not proposed: " + out.workload_validation.value("reason", ""));
+    if (!bool_field(out.workload_validation, "passed", false)) {
+      warn(kernel.name + ": not proposed: " + string_field(out.workload_validation, "reason"));
       return out;
     }
   }

@@ -1,9 +1,20 @@
 #include "agent/proposal.h"
 
+#include <cmath>
+
+#include "agent/persisted_json.h"
 #include "core/file_util.h"
 #include "gate/workload_validation.h"
 
 namespace kgate {
+namespace {
+
+// Proposals carry no nulls where the bot reads numbers: an unknown value is 0.
+double finite(double v) {
+  return std::isfinite(v) ? v : 0;
+}
+
+}  // namespace
 
 nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
                              const EpisodeResult& episode, const std::filesystem::path& state_dir,
@@ -30,19 +41,20 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
   auto original =
       impl ? read_file(manifest.root / impl->source) : Result<std::string>(std::string());
   nlohmann::json defaults_changed = nlohmann::json::object();
-  nlohmann::json tunables = r.best_candidate.value("tunables", nlohmann::json::object());
+  nlohmann::json tunables = object_field(r.best_candidate, "tunables");
   if (impl)
     for (const Tunable& t : impl->tunables)
-      if (tunables.contains(t.name) && tunables[t.name].get<int64_t>() != t.values.front())
+      if (tunables.contains(t.name) && tunables[t.name].is_number_integer() &&
+          tunables[t.name].get<int64_t>() != t.values.front())
         defaults_changed[t.name] = tunables[t.name];
   p["candidate"] = {{"source_text", episode.best_source},
                     {"source_changed", !original.ok() || *original != episode.best_source},
                     {"tunables", tunables},
                     {"tunable_defaults_changed", defaults_changed},
-                    {"flags", r.best_candidate.value("flags", nlohmann::json::array())}};
+                    {"flags", array_field(r.best_candidate, "flags")}};
   nlohmann::json shapes = nlohmann::json::array();
   if (r.final_evaluation) {
-    p["speedup_geomean"] = 1 / r.final_evaluation->geomean_ratio;
+    p["speedup_geomean"] = finite(1 / r.final_evaluation->geomean_ratio);
     p["gate_engine"] = r.final_evaluation->engine;
     // Evidence for the pull request's profile and environment sections.
     p["device"] = r.final_evaluation->device;
@@ -52,15 +64,15 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
     for (const ShapeEvaluation& s : r.final_evaluation->shapes)
       shapes.push_back({{"shape", s.shape},
                         {"phase", s.phase},
-                        {"before_s", s.best_s},
-                        {"after_s", s.candidate_s},
-                        {"speedup", s.candidate_s > 0 ? s.best_s / s.candidate_s : 0},
-                        {"ratio", s.ratio},
-                        {"ratio_ci", {s.ratio_lo, s.ratio_hi}},
+                        {"before_s", finite(s.best_s)},
+                        {"after_s", finite(s.candidate_s)},
+                        {"speedup", s.candidate_s > 0 ? finite(s.best_s / s.candidate_s) : 0},
+                        {"ratio", finite(s.ratio)},
+                        {"ratio_ci", {finite(s.ratio_lo), finite(s.ratio_hi)}},
                         {"verdict", to_string(s.verdict)},
                         {"note", s.reason},
-                        {"max_abs_error", s.max_abs_error},
-                        {"max_rel_error", s.max_rel_error},
+                        {"max_abs_error", finite(s.max_abs_error)},
+                        {"max_rel_error", finite(s.max_rel_error)},
                         {"bytes_moved", s.bytes_moved}});
   }
   p["shapes"] = shapes;
@@ -68,16 +80,16 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
   for (const IterationRecord& it : r.iterations) {
     if (it.accepted)
       plan.push_back({{"iteration", it.index},
-                      {"bottleneck", it.plan.value("bottleneck", "")},
-                      {"change", it.plan.value("change", "")},
-                      {"expected_gain", it.plan.value("expected_gain", "")},
-                      {"risks", it.plan.value("risks", "")},
-                      {"speedup", it.evaluation ? 1 / it.evaluation->geomean_ratio : 0}});
+                      {"bottleneck", string_field(it.plan, "bottleneck")},
+                      {"change", string_field(it.plan, "change")},
+                      {"expected_gain", string_field(it.plan, "expected_gain")},
+                      {"risks", string_field(it.plan, "risks")},
+                      {"speedup", it.evaluation ? finite(1 / it.evaluation->geomean_ratio) : 0}});
     reflections.push_back({{"iteration", it.index},
                            {"outcome", it.outcome},
                            {"plan",
-                            {{"bottleneck", it.plan.value("bottleneck", "")},
-                             {"change", it.plan.value("change", "")}}},
+                            {{"bottleneck", string_field(it.plan, "bottleneck")},
+                             {"change", string_field(it.plan, "change")}}},
                            {"reflection", it.reflection}});
   }
   p["plan"] = plan;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/log.h"
+#include "core/number_format.h"
 
 namespace kgate {
 
@@ -40,28 +41,54 @@ Result<HttpResponse> post_with_retry(const std::string& url,
                                      const std::vector<std::string>& headers,
                                      const std::string& body, const HttpTimeouts& timeouts,
                                      const RetryPolicy& policy, int* attempts_used) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto left_s = [&]() {
+    return policy.deadline_s > 0
+               ? policy.deadline_s - std::chrono::duration<double>(Clock::now() - start).count()
+               : 1e300;
+  };
   std::mt19937_64 rng(policy.seed);
   std::optional<Error> last_error;
-  for (int attempt = 0; attempt < std::max(1, policy.max_attempts); ++attempt) {
+  const int attempts = std::max(1, policy.max_attempts);
+  for (int attempt = 0; attempt < attempts; ++attempt) {
     if (attempts_used) *attempts_used = attempt + 1;
+    HttpTimeouts t = timeouts;
+    const double left = left_s();
+    if (left < 1e-3) break;  // under a millisecond: no request can be answered
+    t.total_s = std::min(t.total_s, left);
+    t.connect_s = std::min(t.connect_s, t.total_s);
     bool timed_out = false;
-    auto response = http_post(url, headers, body, timeouts, &timed_out);
+    auto response = http_post(url, headers, body, t, &timed_out);
     double retry_after = -1;
     if (response.ok()) {
       if (!is_retryable_status(response->status)) return response;
       auto it = response->headers.find("retry-after");
       if (it != response->headers.end()) retry_after = parse_retry_after(it->second);
       last_error.reset();
-      if (attempt + 1 == policy.max_attempts) return response;
+      if (attempt + 1 == attempts) return response;
       warn("model server answered " + std::to_string(response->status) + "; retrying");
     } else {
       last_error = response.error();
-      if (attempt + 1 == policy.max_attempts) break;
+      if (timed_out && !policy.retry_timeouts) {
+        return Error::infrastructure(
+            response.error().message + "; not retried: a server that does not answer within " +
+            format_number(t.total_s) +
+            " s is hung or overloaded (KGATE_LLM_TIMEOUT_S sets the limit per request)");
+      }
+      if (attempt + 1 == attempts) break;
       warn(response.error().message + "; retrying");
     }
     double wait = retry_delay(policy, attempt, retry_after, rng);
+    if (wait >= left_s()) {
+      if (response.ok()) return response;
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::duration<double>(wait));
   }
+  if (!last_error && left_s() < 1e-3)
+    return Error::infrastructure("POST " + url + ": no time left for the request (" +
+                                 format_number(policy.deadline_s) + " s allowed)");
   return last_error ? *last_error : Error::infrastructure("POST " + url + ": no attempt made");
 }
 

@@ -17,6 +17,13 @@ struct RetryPolicy {
   double base_delay_s = 1.0;
   double max_delay_s = 60.0;
   uint64_t seed = 1;  // jitter
+  // A request that timed out is not sent again: a server that did not answer
+  // within the total timeout is hung or overloaded, and five more waits of
+  // that length (25 minutes at the defaults) help no one.
+  bool retry_timeouts = false;
+  // Wall time for every attempt and wait of one call together; each
+  // attempt's total timeout is cut to what is left. <= 0: no limit.
+  double deadline_s = 0;
 };
 
 bool is_retryable_status(long status);
@@ -28,9 +35,9 @@ double parse_retry_after(const std::string& value);
 double retry_delay(const RetryPolicy& policy, int attempt, double retry_after_s,
                    std::mt19937_64& rng);
 
-// POSTs until a non-retryable answer or the attempts run out. The last
-// response (any status) is returned; an Error when every attempt failed in
-// transport.
+// POSTs until a non-retryable answer, the attempts run out, a timeout (see
+// retry_timeouts) or the deadline. The last response (any status) is
+// returned; an Error when the attempts failed in transport.
 Result<HttpResponse> post_with_retry(const std::string& url,
                                      const std::vector<std::string>& headers,
                                      const std::string& body, const HttpTimeouts& timeouts,

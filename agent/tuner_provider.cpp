@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/persisted_json.h"
 #include "core/hash.h"
 
 namespace kgate {
@@ -255,12 +256,11 @@ std::map<std::string, int> last_kept_direction(const nlohmann::json& ctx,
                                                const std::map<std::string, int64_t>& defaults) {
   std::vector<std::map<std::string, int64_t>> kept = {defaults};
   std::vector<std::pair<int, std::map<std::string, int64_t>>> accepted;
-  for (const auto& t : ctx.value("tried", nlohmann::json::array()))
-    if (t.value("accepted", false))
+  for (const auto& t : array_field(ctx, "tried"))
+    if (bool_field(t, "accepted", false))
       accepted.push_back(
-          {t.value("iteration", 0), settings_from(t.value("tunables", nlohmann::json::object()),
-                                                  nlohmann::json::array(), defaults)
-                                        .first});
+          {static_cast<int>(integer_field(t, "iteration", 0)),
+           settings_from(object_field(t, "tunables"), nlohmann::json::array(), defaults).first});
   std::sort(accepted.begin(), accepted.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
   for (auto& [i, t] : accepted) kept.push_back(t);
@@ -279,14 +279,14 @@ std::map<std::string, int> last_kept_direction(const nlohmann::json& ctx,
 // shape, highest first, from the profile's timing.
 std::string bandwidth_text(const nlohmann::json& ctx) {
   std::vector<std::pair<double, std::string>> rows;
-  const auto profile = ctx.value("profile", nlohmann::json::object());
-  for (const auto& s : profile.value("timing", nlohmann::json::array())) {
-    double t = s.value("best_s", 0.0);
-    double bytes = s.value("bytes_moved", 0.0);
+  const auto profile = object_field(ctx, "profile");
+  for (const auto& s : array_field(profile, "timing")) {
+    double t = number_field(s, "best_s", 0.0);
+    double bytes = number_field(s, "bytes_moved", 0.0);
     if (t <= 0) continue;
     char text[160];
     std::snprintf(text, sizeof text, " %.0f GB/s (%.2f us)", bytes / t / 1e9, t * 1e6);
-    rows.push_back({bytes / t / 1e9, s.value("shape", "") + text});
+    rows.push_back({bytes / t / 1e9, string_field(s, "shape") + text});
   }
   if (rows.empty()) return "no per-shape timing in the profile";
   std::sort(rows.begin(), rows.end(),
@@ -321,28 +321,28 @@ class Tuner : public AgentProvider {
   Result<std::string> propose(const nlohmann::json& ctx) {
     std::map<std::string, int64_t> defaults;
     std::map<std::string, std::vector<int64_t>> declared;
-    if (ctx.contains("tunables"))
-      for (const auto& [k, v] : ctx["tunables"].items()) {
-        declared[k] = v.get<std::vector<int64_t>>();
-        if (!declared[k].empty()) defaults[k] = declared[k].front();
-      }
-    const auto& best_j = ctx.value("best", nlohmann::json::object());
-    Settings best = settings_from(best_j.value("tunables", nlohmann::json::object()),
-                                  best_j.value("flags", nlohmann::json::array()), defaults);
+    const nlohmann::json tunables = object_field(ctx, "tunables");  // outlives the loop
+    for (const auto& [k, v] : tunables.items()) {
+      for (const auto& x : v)
+        if (x.is_number_integer()) declared[k].push_back(x.get<int64_t>());
+      if (!declared[k].empty()) defaults[k] = declared[k].front();
+    }
+    const auto& best_j = object_field(ctx, "best");
+    Settings best =
+        settings_from(object_field(best_j, "tunables"), array_field(best_j, "flags"), defaults);
     std::set<std::string> tried = {key_of(best)};
-    for (const auto& t : ctx.value("tried", nlohmann::json::array()))
-      tried.insert(key_of(settings_from(t.value("tunables", nlohmann::json::object()),
-                                        t.value("flags", nlohmann::json::array()), defaults)));
-    std::string backend = ctx.value("backend", "host");
-    std::string bottleneck =
-        ctx.value("profile", nlohmann::json::object()).value("bottleneck", "unknown");
+    for (const auto& t : array_field(ctx, "tried"))
+      tried.insert(
+          key_of(settings_from(object_field(t, "tunables"), array_field(t, "flags"), defaults)));
+    std::string backend = string_field(ctx, "backend", "host");
+    std::string bottleneck = string_field(object_field(ctx, "profile"), "bottleneck", "unknown");
 
     std::vector<Move> moves;
     // Lessons first: settings that improved a kernel of this family.
     static const std::regex setting(R"(\b([A-Z_][A-Z0-9_]*)=(-?\d+)\b)");
-    for (const auto& l : ctx.value("lessons", nlohmann::json::array())) {
-      if (l.value("outcome", "") != "improved") continue;
-      std::string change = l.value("change", "");
+    for (const auto& l : array_field(ctx, "lessons")) {
+      if (string_field(l, "outcome") != "improved") continue;
+      std::string change = string_field(l, "change");
       Settings s = best;
       bool any = false;
       for (auto it = std::sregex_iterator(change.begin(), change.end(), setting);
@@ -357,11 +357,11 @@ class Tuner : public AgentProvider {
         any = true;
       }
       if (!any) continue;
-      moves.push_back({s, -10, "",
-                       "the family's lesson \"" + change + "\" (" + l.value("kernel", "") + ", " +
-                           std::to_string(l.value("speedup", 0.0)).substr(0, 4) + "x)",
-                       "a similar gain",
-                       "the lesson came from another kernel; its shapes may differ"});
+      moves.push_back(
+          {s, -10, "",
+           "the family's lesson \"" + change + "\" (" + string_field(l, "kernel") + ", " +
+               std::to_string(number_field(l, "speedup", 0.0)).substr(0, 4) + "x)",
+           "a similar gain", "the lesson came from another kernel; its shapes may differ"});
     }
     // Neighbours of the best: single steps, jumps, and coordinated pairs,
     // ordered by the bottleneck class (tunable_moves).
@@ -431,8 +431,8 @@ class Tuner : public AgentProvider {
     out << "EXPECTED GAIN: " << pick->expected << ".\n";
     out << "RISKS: " << pick->risks << ".\n\n";
     std::string lang = backend == "cuda" ? "cuda" : "cpp";
-    out << "```" << lang << "\n" << best_j.value("source", "");
-    std::string src = best_j.value("source", "");
+    out << "```" << lang << "\n" << string_field(best_j, "source");
+    std::string src = string_field(best_j, "source");
     if (!src.empty() && src.back() != '\n') out << "\n";
     out << "```\n\n```json\n";
     nlohmann::json settings = {{"tunables", nlohmann::json::object()},
@@ -443,13 +443,13 @@ class Tuner : public AgentProvider {
   }
 
   Result<std::string> reflect(const nlohmann::json& ctx) {
-    std::string outcome = ctx.value("outcome", "");
-    std::string bottleneck = ctx.value("bottleneck", "unknown");
-    std::string change = ctx.value("plan", nlohmann::json::object()).value("change", "");
+    std::string outcome = string_field(ctx, "outcome");
+    std::string bottleneck = string_field(ctx, "bottleneck", "unknown");
+    std::string change = string_field(object_field(ctx, "plan"), "change");
     size_t colon = change.find(':');
     std::string what = colon == std::string::npos ? change : change.substr(0, colon);
-    const auto& gate = ctx.value("gate", nlohmann::json());
-    double ratio = gate.is_object() ? gate.value("geomean_ratio", 1.0) : 1.0;
+    const auto& gate = (ctx.contains("gate") ? ctx["gate"] : nlohmann::json());
+    double ratio = gate.is_object() ? number_field(gate, "geomean_ratio", 1.0) : 1.0;
     std::ostringstream out;
     out.precision(3);
     if (outcome == "improved")
@@ -465,19 +465,20 @@ class Tuner : public AgentProvider {
           << "): past this point the extra work per thread costs more than it hides; go the other "
              "way.";
     else if (outcome == "wrong")
-      out << what << " gave wrong results: " << ctx.value("failure", "") << "; avoid this setting.";
+      out << what << " gave wrong results: " << string_field(ctx, "failure")
+          << "; avoid this setting.";
     else
-      out << what << " failed (" << outcome << "): " << ctx.value("failure", "") << ".";
+      out << what << " failed (" << outcome << "): " << string_field(ctx, "failure") << ".";
     // The numbers that bound the kernel now: bandwidth per shape of the kept version.
     nlohmann::json timing = nlohmann::json::array();
     if (outcome == "improved" && gate.is_object())
-      for (const auto& s : gate.value("shapes", nlohmann::json::array())) {
+      for (const auto& s : array_field(gate, "shapes")) {
         nlohmann::json t = s;
-        t["best_s"] = s.value("candidate_s", 0.0);
+        t["best_s"] = number_field(s, "candidate_s", 0.0);
         timing.push_back(t);
       }
     else
-      timing = ctx.value("best_timing", nlohmann::json::array());
+      timing = array_field(ctx, "best_timing");
     out << " Bandwidth of the best version: " << bandwidth_text({{"profile", {{"timing", timing}}}})
         << ".";
     return out.str();

@@ -36,9 +36,15 @@ Result<std::optional<TaskList>> load_task_list(const std::filesystem::path& stat
   auto doc = nlohmann::json::parse(*text, nullptr, false);
   if (doc.is_discarded())
     return Error::bad_input(path.string() + ": not valid JSON; run `kgate extract` again");
-  auto tasks = TaskList::from_json(doc);
-  if (!tasks.ok()) return tasks.error().with_context(path.string());
-  return std::optional<TaskList>(std::move(tasks.value()));
+  try {
+    auto tasks = TaskList::from_json(doc);
+    if (!tasks.ok()) return tasks.error().with_context(path.string());
+    return std::optional<TaskList>(std::move(tasks.value()));
+  } catch (const nlohmann::json::exception& e) {
+    // A null share (0/0 written as null) or a field edited by hand.
+    return Error::bad_input(path.string() + ": unreadable task list (" + e.what() +
+                            "); run `kgate extract` again");
+  }
 }
 
 std::vector<const Kernel*> order_by_workload(const Manifest& manifest, const TaskList* tasks) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "agent/episode_explanation.h"
+#include "agent/persisted_json.h"
 #include "cli/agent_options.h"
 #include "cli/command.h"
 #include "cli/proposal_handoff.h"
@@ -61,7 +63,7 @@ int run(const std::string& kernel_name, const AgentCliOptions& args, ProposalHan
               r.stop_reason.c_str());
   TextTable iters({"iter", "outcome", "change", "speedup"});
   for (const IterationRecord& it : r.iterations) {
-    std::string change = it.plan.value("change", "");
+    std::string change = string_field(it.plan, "change");
     if (change.size() > 60) change = change.substr(0, 57) + "...";
     iters.add({std::to_string(it.index), it.outcome + (it.accepted ? " *" : ""), change,
                it.evaluation && it.evaluation->correct ? fmt(1 / it.evaluation->geomean_ratio) + "x"
@@ -77,9 +79,10 @@ int run(const std::string& kernel_name, const AgentCliOptions& args, ProposalHan
     std::printf("\nbest: iteration %d, %sx over the original (geomean)\n", r.best_iteration,
                 fmt(1 / r.final_evaluation->geomean_ratio).c_str());
     std::fputs(shapes.render().c_str(), stdout);
-  } else {
-    std::printf("\nno candidate beat the original\n");
   }
+  if (outcome->proposal.empty())
+    std::printf("\nnot proposed: %s\n",
+                no_proposal_reason(r, outcome->workload_validation).c_str());
   if (r.bounds) std::printf("\n%s", r.bounds->text().c_str());
   std::printf("record: %s\n", (outcome->episode.dir / "episode.json").c_str());
   if (!outcome->proposal.empty()) std::printf("proposal: %s\n", outcome->proposal.c_str());

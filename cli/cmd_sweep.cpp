@@ -7,6 +7,7 @@
 #include <optional>
 #include <sstream>
 
+#include "agent/episode_explanation.h"
 #include "agent/workload_priority.h"
 #include "cli/agent_options.h"
 #include "cli/command.h"
@@ -40,8 +41,18 @@ Status record_baselines(const Manifest& manifest, const std::string& backend_nam
     auto file = baseline_path(manifest.root / "baselines", device, kernel.name);
     BaselineEntry entry =
         baseline_entry(result->shapes, sha256_file(manifest.root / impl->source), "");
-    auto saved = append_baseline(file, kernel.name, entry);
-    if (!saved.ok()) return saved.error();
+    // A damaged baseline file costs this kernel's baseline, not the sweep;
+    // it is left as it is (the error says which file).
+    Result<BaselineFile> saved = Error::infrastructure("not saved");
+    try {
+      saved = append_baseline(file, kernel.name, entry);
+    } catch (const nlohmann::json::exception& e) {
+      saved = Error::bad_input(file.string() + " cannot be read: " + e.what());
+    }
+    if (!saved.ok()) {
+      warn(kernel.name + ": no baseline recorded: " + saved.error().message);
+      continue;
+    }
     progress("baseline recorded: " + file.string());
   }
   return {};
@@ -118,7 +129,9 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
     table.add(
         {kernel.name, std::to_string(r.iterations.size()), std::to_string(r.best_iteration),
          r.final_evaluation ? format_number(1 / r.final_evaluation->geomean_ratio) + "x" : "-",
-         outcome->proposal.empty() ? "no improvement" : outcome->proposal.string(), pr});
+         outcome->proposal.empty() ? no_proposal_reason(r, outcome->workload_validation)
+                                   : outcome->proposal.string(),
+         pr});
   }
   std::fputs(table.render().c_str(), stdout);
   return infrastructure_failed || handoff.failed() ? to_int(ExitCode::kInfrastructure) : 0;

@@ -14,6 +14,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "agent/agent_provider.h"
 #include "agent/chat_provider.h"
 
 namespace kgate {
@@ -222,6 +223,7 @@ TEST_P(ChatProviderTest, AServerThatNeverAnswersTimesOut) {
   ChatConfig c = config_for(silent.url(), anthropic());
   c.timeouts.total_s = 0.5;
   c.retry.max_attempts = 2;
+  c.retry.retry_timeouts = true;  // the old behaviour, still bounded by the timeouts
   auto p = anthropic() ? make_anthropic_provider(c) : make_openai_provider(c);
   auto start = Clock::now();
   auto answer = p->ask(request());
@@ -244,6 +246,101 @@ TEST(OpenAiProvider, FallsBackToTextWhenStructuredOutputIsRefused) {
   ASSERT_TRUE(answer.ok()) << answer.error().message;
   EXPECT_EQ(server.calls(), 2);
   EXPECT_FALSE(nlohmann::json::parse(server.last_body_).contains("response_format"));
+}
+
+// Servers word "no structured output" in many ways: a 422 that names the
+// schema is enough.
+TEST(OpenAiProvider, FallsBackOnA422ThatNamesTheSchema) {
+  ModelServer server({{422, R"({"detail":"Unsupported: guided decoding with a JSON schema"})", ""},
+                      {200, openai_ok("plain"), ""}});
+  auto answer = make_openai_provider(config_for(server.url(), false))->ask(request());
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(*answer, "plain");
+  EXPECT_EQ(server.calls(), 2);
+  EXPECT_FALSE(nlohmann::json::parse(server.last_body_).contains("response_format"));
+}
+
+// A 400 that names nothing: the structured request is tried once more, and
+// the same failure twice means the server cannot do it.
+TEST(OpenAiProvider, FallsBackAfterASecondIdenticalFailure) {
+  ModelServer server({{400, R"({"error":{"message":"bad request"}})", ""},
+                      {400, R"({"error":{"message":"bad request"}})", ""},
+                      {200, openai_ok("plain"), ""}});
+  auto provider = make_openai_provider(config_for(server.url(), false));
+  auto answer = provider->ask(request());
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(server.calls(), 3);
+  EXPECT_FALSE(nlohmann::json::parse(server.last_body_).contains("response_format"));
+  // The next request asks in text from the start.
+  auto again = provider->ask(request());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(server.calls(), 4);
+}
+
+// Two different 400s: a real error in the request, reported, not hidden by a fallback.
+TEST(OpenAiProvider, ADifferentSecondFailureIsReported) {
+  ModelServer server({{400, R"({"error":{"message":"bad request one"}})", ""},
+                      {400, R"({"error":{"message":"bad request two"}})", ""},
+                      {200, openai_ok("plain"), ""}});
+  auto answer = make_openai_provider(config_for(server.url(), false))->ask(request());
+  ASSERT_FALSE(answer.ok());
+  EXPECT_EQ(server.calls(), 2);
+  EXPECT_NE(answer.error().message.find("bad request two"), std::string::npos)
+      << answer.error().message;
+}
+
+// A local Anthropic-compatible server needs no key; the official API does.
+TEST(AnthropicProvider, ALocalServerNeedsNoKey) {
+  ModelServer server({{200, anthropic_ok("local answer"), ""}});
+  ChatConfig c = config_for(server.url(), true);
+  c.api_key.clear();
+  auto answer = make_anthropic_provider(c)->ask(request());
+  ASSERT_TRUE(answer.ok()) << answer.error().message;
+  EXPECT_EQ(*answer, "local answer");
+  EXPECT_TRUE(server.last_api_key_.empty());
+
+  unsetenv("ANTHROPIC_API_KEY");
+  unsetenv("KGATE_ANTHROPIC_API_KEY");
+  setenv("ANTHROPIC_BASE_URL", server.url().c_str(), 1);
+  ProviderConfig pc;
+  pc.name = "anthropic";
+  EXPECT_TRUE(make_provider(pc).ok());
+  setenv("ANTHROPIC_BASE_URL", "https://api.anthropic.com", 1);
+  auto official = make_provider(pc);
+  ASSERT_FALSE(official.ok());
+  EXPECT_NE(official.error().message.find("ANTHROPIC_API_KEY"), std::string::npos);
+  unsetenv("ANTHROPIC_BASE_URL");
+  EXPECT_TRUE(is_official_api("https://api.anthropic.com/", "api.anthropic.com"));
+  EXPECT_TRUE(is_official_api("https://API.anthropic.com:443/v1", "api.anthropic.com"));
+  EXPECT_FALSE(is_official_api("http://127.0.0.1:8080/api.anthropic.com", "api.anthropic.com"));
+  EXPECT_FALSE(is_official_api("https://api.anthropic.com.evil.example", "api.anthropic.com"));
+}
+
+// A server that never answers costs one request timeout, not one per attempt,
+// and the episode's budget bounds every call after it.
+TEST_P(ChatProviderTest, AHungServerIsNotRetriedAndTheBudgetBoundsTheEpisode) {
+  SilentServer silent;
+  ChatConfig c = config_for(silent.url(), anthropic());
+  c.timeouts.total_s = 0.6;
+  c.retry.max_attempts = 5;
+  c.budget_s = 1.0;
+  auto p = anthropic() ? make_anthropic_provider(c) : make_openai_provider(c);
+  auto start = Clock::now();
+  auto answer = p->ask(request());
+  double took = std::chrono::duration<double>(Clock::now() - start).count();
+  ASSERT_FALSE(answer.ok());
+  EXPECT_NE(answer.error().message.find("not retried"), std::string::npos)
+      << answer.error().message;
+  EXPECT_LT(took, 1.5) << "five attempts would take 3 s";
+  // The second call has 0.4 s left of the budget; the third none.
+  start = Clock::now();
+  EXPECT_FALSE(p->ask(request()).ok());
+  auto third = p->ask(request());
+  took = std::chrono::duration<double>(Clock::now() - start).count();
+  ASSERT_FALSE(third.ok());
+  EXPECT_NE(third.error().message.find("KGATE_LLM_BUDGET_S"), std::string::npos)
+      << third.error().message;
+  EXPECT_LT(took, 1.0);
 }
 
 TEST(RetryPolicy, ParsesRetryAfterAndKnowsWhatToRetry) {

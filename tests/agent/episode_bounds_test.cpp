@@ -37,8 +37,9 @@ TEST(EpisodeBounds, NamesWhatBoundsEachShape) {
   EXPECT_EQ(b.shapes[0].bound, kBoundCeiling);
   ASSERT_TRUE(b.shapes[0].pct_of_copy);
   EXPECT_NEAR(*b.shapes[0].pct_of_copy, 94.1, 0.2);
-  EXPECT_EQ(b.shapes[1].bound, kBoundSize);
-  EXPECT_NE(b.shapes[1].why.find("at it these bytes would take 7.96 us"), std::string::npos)
+  EXPECT_EQ(b.shapes[1].bound, kBoundSize) << b.shapes[1].why;
+  EXPECT_NE(b.shapes[1].why.find("at the ceiling these bytes would take 7.96 us"),
+            std::string::npos)
       << b.shapes[1].why;
   EXPECT_EQ(b.shapes[2].bound, kBoundBelow);
   EXPECT_NEAR(*b.shapes[2].pct_of_copy, 67.2, 0.3);
@@ -59,6 +60,46 @@ TEST(EpisodeBounds, NamesWhatBoundsEachShape) {
     EXPECT_NE(text.find("- " + s.shape + " (" + s.phase + "), " + s.bound + ": "),
               std::string::npos)
         << text;
+}
+
+// A shape is too small only below what fills the GPU and when its size
+// explains the gap; a 50 MB shape at 5% of the copy ceiling has room,
+// whatever its ideal time (12 us) says.
+TEST(EpisodeBounds, TooSmallOnlyWhenTheSizeExplainsTheGap) {
+  EXPECT_NEAR(gpu_fill_bytes(kH200Copy), 190e6, 2e6);
+  EXPECT_EQ(gpu_fill_bytes(0), 0);
+  const size_t fifty_mb = 50'000'000;
+  const double at_5pct = fifty_mb / (0.05 * kH200Copy);
+  EpisodeBounds b =
+      episode_bounds({timed("prefill-2k", "prefill", at_5pct, fifty_mb),
+                      timed("prefill-8k", "prefill", 37.82e-6, 134'283'264),
+                      timed("small", "prefill", 10e-6, 4'000'000),
+                      timed("copy-1g", "prefill", 1.07e9 / (0.6 * kH200Copy), 1'070'000'000)},
+                     ResourceReport{}, kH200Copy, "H200 copy", 8e-6);
+  EXPECT_EQ(b.shapes[0].bound, kBoundBelow) << b.shapes[0].why;
+  EXPECT_EQ(b.shapes[0].why.rfind("below the ceiling with room: 5% of copy bandwidth", 0), 0u)
+      << b.shapes[0].why;
+  EXPECT_EQ(b.shapes[0].why.find("too small"), std::string::npos) << b.shapes[0].why;
+  // 134 MB at 84%: a kernel of that size reaches 86% at best; the size is the bound.
+  EXPECT_EQ(b.shapes[1].bound, kBoundSize) << b.shapes[1].why;
+  EXPECT_EQ(b.shapes[2].bound, kBoundSize) << b.shapes[2].why;
+  EXPECT_NE(b.shapes[2].why.find("too small to fill the GPU"), std::string::npos);
+  // Above what fills the GPU, never too small.
+  EXPECT_EQ(b.shapes[3].bound, kBoundBelow) << b.shapes[3].why;
+  EXPECT_NE(b.shapes[3].why.find("large enough to fill the GPU"), std::string::npos);
+}
+
+// Records written before NaN timings were stored as null read back without a throw.
+TEST(EpisodeBounds, NullAndMistypedFieldsReadAsUnknown) {
+  auto j = nlohmann::json::parse(R"({"copy_bytes_per_s": null, "ceiling_note": 3,
+      "shapes": [{"shape": "a", "best_s": null, "bytes_moved": null, "bytes_per_s": "x",
+                  "pct_of_copy": null}, 7, null]})");
+  EpisodeBounds b = EpisodeBounds::from_json(j);
+  EXPECT_FALSE(b.copy_bytes_per_s);
+  ASSERT_EQ(b.shapes.size(), 1u);
+  EXPECT_EQ(b.shapes[0].shape, "a");
+  EXPECT_EQ(b.shapes[0].best_s, 0);
+  EXPECT_FALSE(b.shapes[0].pct_of_copy);
 }
 
 TEST(EpisodeBounds, WithoutACeilingGivesBandwidthOnly) {

@@ -1,0 +1,99 @@
+// The rules a compiled candidate keeps, decided from its module's symbol
+// table on both backends (NVRTC compiles without a GPU): a kernel or an
+// exported function the manifest does not declare is refused by name; a
+// `__global__` in a comment, a macro that expands to the entry, device
+// helpers and static host helpers are fine. Compile errors come back under
+// the candidate's own file name.
+#include <gtest/gtest.h>
+
+#include "agent/candidate_compiler.h"
+#include "core/file_util.h"
+#include "core/manifest_loader.h"
+#include "runner/cuda/cuda_backend.h"
+#include "runner/host/host_backend.h"
+#include "support/test_support.h"
+
+namespace kgate {
+namespace {
+
+class CandidateRulesTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { testing::use_private_compile_cache(); }
+  Manifest load(const std::filesystem::path& dir) {
+    auto m = load_manifest(dir);
+    EXPECT_TRUE(m.ok()) << m.error().message;
+    return m.ok() ? std::move(m.value()) : Manifest{};
+  }
+};
+
+TEST_F(CandidateRulesTest, CudaKernelsTheManifestDoesNotDeclareAreFoundInTheCubin) {
+  Manifest m = load(testing::example_dir());
+  const Kernel& k = *m.kernel("rmsnorm");
+  auto backend = make_cuda_backend("sm_90");
+  CandidateCompiler compiler(m, k, *backend);
+  auto original = read_file(m.root / k.implementation("cuda")->source);
+  ASSERT_TRUE(original.ok());
+
+  Candidate extra;
+  extra.tunables = k.implementation("cuda")->default_tunables();
+  extra.source_text = *original + R"(
+#define SNEAKY extern "C" __global__
+SNEAKY void sneaky_second_kernel(float* a) { a[threadIdx.x] = 0; }
+)";
+  auto c = compiler.compile(extra);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c->ok) << c->digest;
+  EXPECT_NE(c->undeclared.find("sneaky_second_kernel"), std::string::npos) << c->undeclared;
+  EXPECT_NE(c->undeclared.find("kernels the manifest does not declare"), std::string::npos);
+
+  // Text that only looks like a kernel, and a helper that is not an entry point.
+  Candidate fine = extra;
+  fine.source_text = *original + R"(
+// __global__ void not_a_kernel(float* a);  (a comment)
+__device__ __noinline__ float helper_function(float x) { return 2 * x; }
+)";
+  auto f = compiler.compile(fine);
+  ASSERT_TRUE(f.ok()) << f.error().message;
+  ASSERT_TRUE(f->ok) << f->digest;
+  EXPECT_EQ(f->undeclared, "");
+}
+
+TEST_F(CandidateRulesTest, HostExportedFunctionsTheManifestDoesNotDeclareAreRefused) {
+  Manifest m = load(std::filesystem::path(KGATE_TEST_FIXTURES) / "agent" / "sumsq");
+  const Kernel& k = *m.kernel("rmsnorm_f32");
+  auto backend = make_host_backend();
+  CandidateCompiler compiler(m, k, *backend);
+  auto original = read_file(m.root / "rmsnorm_f32.cpp");
+  ASSERT_TRUE(original.ok());
+  Candidate exported;
+  exported.source_text = "float exported_helper(float x) { return 2 * x; }\n" + *original;
+  auto c = compiler.compile(exported);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  ASSERT_TRUE(c->ok) << c->digest;
+  EXPECT_NE(c->undeclared.find("exported_helper"), std::string::npos) << c->undeclared;
+  EXPECT_NE(c->undeclared.find("exported functions"), std::string::npos) << c->undeclared;
+
+  Candidate hidden;
+  hidden.source_text =
+      "static float private_helper(float x) { return 2 * x; }\n"
+      "namespace { float also_private(float x) { return x; } }\n"
+      "// float looks_exported(float);\n" +
+      *original;
+  auto h = compiler.compile(hidden);
+  ASSERT_TRUE(h.ok()) << h.error().message;
+  ASSERT_TRUE(h->ok) << h->digest;
+  EXPECT_EQ(h->undeclared, "");
+
+  // A compile error is named by the candidate's file, with no cache path.
+  Candidate broken;
+  broken.source_text = *original + "\nint broken( {\n";
+  broken.file_name = "candidate-20261130T072232Z-it4.cpp";
+  auto b = compiler.compile(broken);
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  ASSERT_FALSE(b->ok);
+  EXPECT_NE(b->digest.find("candidate-20261130T072232Z-it4.cpp:"), std::string::npos) << b->digest;
+  EXPECT_EQ(b->digest.find("/work/"), std::string::npos) << b->digest;
+}
+
+}  // namespace
+}  // namespace kgate

@@ -11,7 +11,9 @@
 
 #include "runner/host/host_library.h"
 #include "runner/inputs.h"
+#include "runner/launch_floor.h"
 #include "runner/launch_plan.h"
+#include "runner/oracle.h"
 #include "runner/reference.h"
 
 namespace kgate {
@@ -176,6 +178,18 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
   phase_marker("load reference");
   auto reference = HostLibrary::open(r.reference->artifact);
   if (!reference.ok()) return error(reference.error().message);
+  std::unique_ptr<LoadedKernel> device_reference;
+  LaunchDims reference_dims;
+  if (r.device_reference) {
+    auto loaded = device.load(*r.device_reference);
+    if (!loaded.ok()) return error("the reference kernel does not load: " + loaded.error().message);
+    device_reference = std::move(loaded.value());
+    if (r.kernel->reference.cuda) {
+      auto plan = plan_launch(*r.kernel, &*r.kernel->reference.cuda, *r.shape, {});
+      if (!plan.ok()) return error(plan.error().message);
+      reference_dims = plan->dims;
+    }
+  }
   phase_marker("load head");
   auto head = device.load(*r.head);
   if (!head.ok()) return fail("head does not load: " + head.error().message);
@@ -199,20 +213,41 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
 
   // Correctness on fresh inputs, then the same inputs again.
   const Tolerance& tol = r.kernel->tolerance;
-  // Both input sets (this check's and the check after timing) and their
-  // references at once: the references run side by side on threads.
+  // Both input sets (this check's and the check after timing) and what the
+  // oracle makes of them, at once (host references side by side on threads).
   phase_marker("inputs and reference");
-  std::shared_ptr<const ReferenceSets> kept = r.reference_sets;
-  if (!kept || kept->size() != 2 || (*kept)[0].seed != r.seed || (*kept)[1].seed != r.seed + 1)
-    kept = std::make_shared<const ReferenceSets>(
-        prepare_reference_sets(**reference, *head_plan, {r.seed, r.seed + 1}));
-  const ReferenceSets& sets = *kept;
+  OracleSources oracle;
+  oracle.kind = r.base || r.oracle != OracleKind::kBase ? r.oracle : OracleKind::kHostReference;
+  if (oracle.kind == OracleKind::kDeviceReference && !device_reference)
+    oracle.kind = OracleKind::kHostReference;
+  oracle.plan = &*head_plan;
+  oracle.seed = r.seed;
+  oracle.host_reference = reference->get();
+  oracle.kept = r.reference_sets;
+  if (r.reference_store) oracle.stored = {r.reference_store, r.reference->cache_key};
+  oracle.device = &device;
+  oracle.device_reference = device_reference.get();
+  oracle.reference_dims = reference_dims;
+  oracle.run_base = [&](const HostData& inputs) -> Result<HostData> {
+    phase_marker("base as oracle");
+    for (size_t i = 0; i < head_plan->args.size(); ++i)
+      if (head_plan->args[i].bytes != base_plan->args[i].bytes)
+        return Error::bad_input("base and head buffers differ in size; the base cannot judge");
+    return run_once(device, *base, *base_plan, *base_buffers, inputs);
+  };
+  m.oracle = oracle.kind == OracleKind::kDeviceReference
+                 ? r.device_reference->backend + " reference"
+                 : std::string(to_string(oracle.kind));
+  auto prepared = prepare_oracle(oracle);
+  if (!prepared.ok()) return error(prepared.error().message);
+  const ReferenceSets& sets = **prepared;
+  const Tolerance judged = oracle_tolerance(oracle.kind, tol);
   const HostData& inputs = sets[0].inputs;
   const auto& expected = sets[0].expected;
   phase_marker("head check");
   auto first = run_once(device, **head, *head_plan, *head_buffers, inputs);
   if (!first.ok()) return fail("head failed to run: " + first.error().message);
-  m.check = compare_outputs(*head_plan, *first, expected, tol);
+  m.check = compare_outputs(*head_plan, *first, expected, judged);
   m.check.seed = r.seed;
   if (!m.check.passed) return fail("wrong result: " + m.check.reason);
   phase_marker("head repeat");
@@ -221,7 +256,17 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
   m.repeat = compare_runs(*head_plan, *first, *second, tol);
   m.repeat.seed = r.seed;
   if (!m.repeat.passed) return fail(m.repeat.reason);
-  if (r.base) {
+  if (oracle.kind == OracleKind::kHostReference && device_reference) {
+    // A shape small enough for both references: the reference kernel must
+    // agree with the host's, or nothing it judges can be trusted.
+    phase_marker("reference kernel check");
+    auto agreed = check_device_reference(oracle, sets[0], tol);
+    if (!agreed.ok()) return error(agreed.error().message);
+    m.oracle_check = *agreed;
+    if (!agreed->passed)
+      return error("the reference kernel disagrees with the host reference: " + agreed->reason);
+  }
+  if (r.base && oracle.kind != OracleKind::kBase) {
     phase_marker("base check");
     auto out = run_once(device, *base, *base_plan, *base_buffers, inputs);
     if (!out.ok()) return error("base failed to run: " + out.error().message);
@@ -305,13 +350,15 @@ ShapeMeasurement measure_in_process(const MeasureRequest& r) {
         if (r.enough && n % 5 == 0 && r.enough(m.head_seconds, m.base_seconds)) break;
       }
     }
+    phase_marker("launch floor");
+    m.launch_floor_s = measure_launch_floor(device);
   }
 
   // Checked again after timing, on new inputs: results reused between calls fail here.
   phase_marker("head check after timing");
   auto after = run_once(device, **head, *head_plan, *head_buffers, sets[1].inputs);
   if (!after.ok()) return fail("head failed to run after timing: " + after.error().message);
-  m.check_after = compare_outputs(*head_plan, *after, sets[1].expected, tol);
+  m.check_after = compare_outputs(*head_plan, *after, sets[1].expected, judged);
   m.check_after.seed = r.seed + 1;
   if (!m.check_after.passed)
     return fail("wrong result on new inputs after timing: " + m.check_after.reason);

@@ -51,7 +51,8 @@ ShapeMeasurement measure_shape(const MeasureRequest& request) {
   MeasureRequest sent = request;
   std::optional<LaunchPlan> plan;
   const std::vector<uint64_t> seeds = {request.seed, request.seed + 1};
-  if (request.reference_cache && !request.reference_sets && request.reference && request.head) {
+  if (request.reference_cache && !request.reference_sets && request.reference && request.head &&
+      request.oracle == OracleKind::kHostReference) {
     if (auto p = plan_launch(*request.kernel, request.impl, *request.shape, request.head->tunables);
         p.ok()) {
       plan = std::move(p.value());
@@ -69,7 +70,7 @@ ShapeMeasurement measure_shape(const MeasureRequest& request) {
       // it here cannot crash this process: keep its sets for the next call.
       if (plan && !sent.reference_sets && m.status == MeasureStatus::kPass)
         (void)request.reference_cache->add(*request.reference, *request.kernel, *request.shape,
-                                           *plan, seeds);
+                                           *plan, seeds, request.reference_store);
       return m;
     }
   }

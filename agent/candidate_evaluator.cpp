@@ -21,6 +21,8 @@ ShapeVerdict to_shape_verdict(Verdict v) {
       return ShapeVerdict::kSame;
     case Verdict::kError:
       return ShapeVerdict::kError;
+    case Verdict::kChecked:
+      return ShapeVerdict::kChecked;
   }
   return ShapeVerdict::kError;
 }
@@ -52,13 +54,15 @@ std::string_view to_string(ShapeVerdict verdict) {
       return "wrong";
     case ShapeVerdict::kError:
       return "error";
+    case ShapeVerdict::kChecked:
+      return "checked";
   }
   return "error";
 }
 
 static ShapeVerdict verdict_from(const std::string& s) {
   for (ShapeVerdict v : {ShapeVerdict::kFaster, ShapeVerdict::kSlower, ShapeVerdict::kSame,
-                         ShapeVerdict::kInconclusive, ShapeVerdict::kWrong})
+                         ShapeVerdict::kInconclusive, ShapeVerdict::kWrong, ShapeVerdict::kChecked})
     if (to_string(v) == s) return v;
   return ShapeVerdict::kError;
 }
@@ -68,6 +72,7 @@ nlohmann::json ShapeEvaluation::to_json() const {
           {"phase", phase},
           {"verdict", to_string(verdict)},
           {"reason", reason},
+          {"counts", counts},
           {"best_s", best_s},
           {"candidate_s", candidate_s},
           {"ratio", ratio},
@@ -84,6 +89,7 @@ ShapeEvaluation ShapeEvaluation::from_json(const nlohmann::json& j) {
   s.phase = j.value("phase", "");
   s.verdict = verdict_from(j.value("verdict", "error"));
   s.reason = j.value("reason", "");
+  s.counts = j.value("counts", true);
   s.best_s = j.value("best_s", 0.0);
   s.candidate_s = j.value("candidate_s", 0.0);
   s.ratio = j.value("ratio", 0.0);
@@ -122,7 +128,7 @@ void Evaluation::conclude(bool any_faster, bool any_worse, double min_improvemen
   // rejected candidate that was faster overall.
   std::string slower;
   for (const ShapeEvaluation& s : shapes)
-    if (s.verdict == ShapeVerdict::kSlower)
+    if (s.counts && s.verdict == ShapeVerdict::kSlower)
       slower += (slower.empty() ? "" : ", ") + s.shape + " x" + format_number(s.ratio);
   summary = std::string(improved ? "improved"
                         : any_worse

@@ -398,9 +398,10 @@ Result<EpisodeResult> EpisodeRunner::run() {
         it.outcome = "improved";
         it.accepted = true;
       } else {
-        bool slower = std::any_of(
-            eval->shapes.begin(), eval->shapes.end(),
-            [](const ShapeEvaluation& s) { return s.verdict == ShapeVerdict::kSlower; });
+        bool slower =
+            std::any_of(eval->shapes.begin(), eval->shapes.end(), [](const ShapeEvaluation& s) {
+              return s.counts && s.verdict == ShapeVerdict::kSlower;
+            });
         it.outcome = slower ? "slower" : "no-gain";
       }
       progress("iteration " + std::to_string(it.index) + ": " + it.outcome + " — " + eval->summary);

@@ -11,6 +11,7 @@
 #include "agent/candidate_evaluator.h"
 #include "runner/backend.h"
 #include "runner/reference_cache.h"
+#include "runner/reference_store.h"
 
 namespace kgate {
 
@@ -41,6 +42,7 @@ class GateEvaluator : public CandidateEvaluator {
   // episode), so their references are drawn and computed once; the final
   // gate (confirm) draws new ones.
   ReferenceCache references_;
+  ReferenceStore store_;  // the same references on disk, across processes
   uint64_t round_ = 0;
 };
 

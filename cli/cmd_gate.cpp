@@ -25,6 +25,7 @@
 #include "gate/git_tree.h"
 #include "gate/kernel_changes.h"
 #include "gate/workload_validation.h"
+#include "runner/reference_store.h"
 
 namespace kgate::cli {
 namespace {
@@ -48,6 +49,7 @@ struct GateArgs {
   bool sanitize = false;
   int64_t pull_number = 0;  // --pr: the pull request this gate is for
   bool accept_regression = false;
+  std::string oracle;  // empty: the manifest's gate.oracle
 };
 
 // A temporary folder removed on scope exit. Invariant: path exists while alive.
@@ -199,7 +201,14 @@ int run(const GateArgs& args) {
   options.gpu = args.gpu;
   GatePolicy policy = head_manifest->gate;
   if (args.budget_s > 0) policy.budget_s = args.budget_s;
+  if (!args.oracle.empty())
+    policy.oracle =
+        args.oracle == "base" ? GatePolicy::Oracle::kBase : GatePolicy::Oracle::kReference;
   options.policy = policy;
+  // A seed given by hand repeats: slow host references are worth keeping on
+  // disk for the next run. A drawn seed never comes back.
+  ReferenceStore store;
+  if (args.seed != 0) options.reference_store = &store;
   bool infrastructure_error = false;
   for (const KernelChange& change : changes) {
     const Kernel& kernel = *head_manifest->kernel(change.kernel);
@@ -348,6 +357,12 @@ CommandRegistration registration(
                    "With --workload: one head run under compute-sanitizer");
       app.add_option("--gpu", args->gpu, "GPU index (after CUDA_VISIBLE_DEVICES)")
           ->capture_default_str();
+      app.add_option("--oracle", args->oracle,
+                     "What judges shapes too large for the host reference when there is no "
+                     "reference kernel: reference (the host reference), or base (the base "
+                     "revision's outputs, checked against the reference on the small shapes) "
+                     "(default: the manifest's gate.oracle)")
+          ->check(CLI::IsMember({"reference", "base"}));
       return [args] { return run(*args); };
     });
 

@@ -5,7 +5,9 @@
 
 #include "core/file_util.h"
 #include "core/log.h"
+#include "gate/shape_decision.h"
 #include "runner/isolated_measure.h"
+#include "runner/oracle_choice.h"
 #include "runner/reference.h"
 
 namespace kgate {
@@ -20,9 +22,19 @@ double number_from(const nlohmann::json& j, const char* key) {
 }
 
 nlohmann::json policy_json(const GatePolicy& p) {
-  return {{"max_regression", p.max_regression}, {"min_improvement", p.min_improvement},
-          {"confidence", p.confidence},         {"budget_s", p.budget_s},
-          {"resolution", p.resolution},         {"min_change_s", p.min_change_s}};
+  nlohmann::json timing = nlohmann::json::object();
+  for (const auto& [phase, t] : p.timing_by_phase) timing[phase] = std::string(to_string(t));
+  return {{"max_regression", p.max_regression},
+          {"min_improvement", p.min_improvement},
+          {"confidence", p.confidence},
+          {"budget_s", p.budget_s},
+          {"resolution", p.resolution},
+          {"min_change_s", p.min_change_s},
+          {"timing_by_phase", timing},
+          {"launch_floor_factor", p.launch_floor_factor},
+          {"launch_floor_max_bytes", p.launch_floor_max_bytes},
+          {"oracle", std::string(to_string(p.oracle))},
+          {"host_reference_max_elements", p.host_reference_max_elements}};
 }
 GatePolicy policy_from_json(const nlohmann::json& j) {
   GatePolicy p;
@@ -32,6 +44,15 @@ GatePolicy policy_from_json(const nlohmann::json& j) {
   p.budget_s = j.value("budget_s", p.budget_s);
   p.resolution = j.value("resolution", p.resolution);
   p.min_change_s = j.value("min_change_s", p.min_change_s);
+  const nlohmann::json phases = j.value("timing_by_phase", nlohmann::json::object());
+  for (const auto& [phase, t] : phases.items())
+    if (auto timing = shape_timing_from_string(t.is_string() ? t.get<std::string>() : ""))
+      p.timing_by_phase[phase] = *timing;
+  p.launch_floor_factor = j.value("launch_floor_factor", p.launch_floor_factor);
+  p.launch_floor_max_bytes = j.value("launch_floor_max_bytes", p.launch_floor_max_bytes);
+  if (j.value("oracle", "") == "base") p.oracle = GatePolicy::Oracle::kBase;
+  p.host_reference_max_elements =
+      j.value("host_reference_max_elements", p.host_reference_max_elements);
   return p;
 }
 
@@ -51,6 +72,8 @@ int severity(Verdict v) {
       return 1;
     case Verdict::kFaster:
       return 0;
+    case Verdict::kChecked:
+      return -1;  // says least: any timed verdict beside it is the kernel's
   }
   return 5;
 }
@@ -129,8 +152,13 @@ nlohmann::json ShapeGate::to_json() const {
                       {"rounds", rounds},
                       {"timing_seconds", timing_seconds},
                       {"throttled_samples", throttled_samples},
+                      {"timing", std::string(to_string(timing))},
+                      {"counts", counts},
+                      {"launch_floor_s", launch_floor_s},
+                      {"oracle", oracle},
                       {"check", check.to_json()}};
   if (baseline) j["baseline"] = baseline->to_json();
+  if (base_check) j["base_check"] = base_check->to_json();
   return j;
 }
 
@@ -150,7 +178,12 @@ ShapeGate ShapeGate::from_json(const nlohmann::json& j) {
   s.rounds = j.value("rounds", 0);
   s.timing_seconds = j.value("timing_seconds", 0.0);
   s.throttled_samples = j.value("throttled_samples", 0);
+  s.timing = shape_timing_from_string(j.value("timing", "gate")).value_or(ShapeTiming::kGate);
+  s.counts = j.value("counts", true);
+  s.launch_floor_s = j.value("launch_floor_s", 0.0);
+  s.oracle = j.value("oracle", "");
   if (j.contains("check")) s.check = CheckReport::from_json(j["check"]);
+  if (j.contains("base_check")) s.base_check = CheckReport::from_json(j["base_check"]);
   if (j.contains("baseline")) s.baseline = BaselineComparison::from_json(j["baseline"]);
   return s;
 }
@@ -271,16 +304,26 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
   if (!reference->ok)
     return Error::bad_input("the reference of " + kernel.name + " (" + kernel.reference.source +
                             ") does not compile:\n" + reference->digest());
+  auto device_reference = build_device_reference(kernel, manifest.root, backend);
+  if (!device_reference.ok()) return device_reference.error();
+  OracleState oracles;
+  oracles.device_reference = device_reference->has_value();
+  oracles.base_available = base.has_value();
 
   gate.seed =
       options.seed
           ? options.seed
           : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-  for (size_t i = 0; i < kernel.shapes.size(); ++i) {
+  // Shapes the host reference judges first, so the base's checks come before it judges.
+  std::vector<std::optional<ShapeGate>> gated(kernel.shapes.size());
+  for (size_t i : gating_order(kernel, gate.policy)) {
     const Shape& shape = kernel.shapes[i];
     if (!options.shape.empty() && shape.name != options.shape) continue;
     if (!shape.runs_on(backend.name())) continue;
     progress("gating " + kernel.name + " / " + shape.name);
+    ShapeTimingFacts facts = timing_facts(shape, gate.policy);
+    std::string oracle_note;
+    const OracleKind oracle = choose_oracle(kernel, shape, gate.policy, oracles, &oracle_note);
     MeasureRequest m;
     m.kernel = &kernel;
     m.impl = impl;
@@ -292,7 +335,10 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     m.reference = &reference->program;
     m.seed = gate.seed + i * 1000;
     m.reference_cache = options.reference_cache;
-    m.time = options.time;
+    m.reference_store = options.reference_store;
+    m.oracle = oracle;
+    m.device_reference = *device_reference ? &**device_reference : nullptr;
+    m.time = options.time && facts.timing != ShapeTiming::kOff;
     m.warmup = kernel.timing.warmup;
     m.min_samples = options.min_samples;
     m.max_samples = std::max(options.max_samples, options.min_samples);
@@ -316,6 +362,12 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     s.head_p90_s = quantile(measured.head_seconds, 0.9);
     s.rounds =
         static_cast<int>(std::min(measured.head_seconds.size(), measured.base_seconds.size()));
+    s.timing = facts.timing;
+    s.launch_floor_s = measured.launch_floor_s;
+    s.oracle = measured.oracle + (oracle_note.empty() ? "" : " (" + oracle_note + ")");
+    s.base_check = measured.base_check;
+    if (s.base_check)
+      ++(s.base_check->passed ? oracles.base_checks_passed : oracles.base_checks_failed);
     if (gate.device.name.empty()) gate.device = measured.device;
     if (measured.status == MeasureStatus::kFail) {
       s.verdict = Verdict::kIncorrect;
@@ -327,12 +379,22 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
       s.reason = measured.reason;
     } else if (!base || !options.time) {
       s.verdict = Verdict::kNew;
+    } else if (facts.timing == ShapeTiming::kOff) {
+      s.verdict = Verdict::kChecked;
+      s.counts = false;
+      s.reason = timing_label(facts.timing, facts.timing_why);
     } else {
       s.interval = paired_ratio_interval(measured.head_seconds, measured.base_seconds,
                                          gate.policy.confidence);
-      s.verdict = decide(s.interval, gate.policy, s.base_median_s);
-      s.fails = breaks_policy(s.verdict, s.interval, gate.policy);
-      s.reason = change_floor_note(s.interval, gate.policy, s.base_median_s);
+      facts.base_median_s = s.base_median_s;
+      facts.head_median_s = s.head_median_s;
+      facts.launch_floor_s = measured.launch_floor_s;
+      facts.bytes_moved = measured.bytes_moved;
+      ShapeDecision d = decide_shape(s.interval, gate.policy, facts);
+      s.verdict = d.verdict;
+      s.fails = d.fails;
+      s.counts = d.counts;
+      s.reason = d.note;
       if (s.fails) {
         char buf[160];
         std::snprintf(buf, sizeof buf,
@@ -342,8 +404,10 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
         s.reason = buf;
       }
     }
-    gate.shapes.push_back(std::move(s));
+    gated[i] = std::move(s);
   }
+  for (auto& s : gated)
+    if (s) gate.shapes.push_back(std::move(*s));
   return gate;
 }
 

@@ -135,6 +135,7 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
     }
     s.candidate_s = r.head_median();
     if (facts.timing == ShapeTiming::kOff) {
+      s.candidate_s = 0;  // not timed
       s.verdict = ShapeVerdict::kChecked;
       s.counts = false;
       s.ratio = s.ratio_lo = s.ratio_hi = 1;

@@ -93,8 +93,10 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
       s.verdict = to_shape_verdict(g.verdict);
       s.reason = g.reason;
       s.counts = g.counts;
-      s.candidate_s = g.head_median_s;
-      s.best_s = best ? g.base_median_s : g.head_median_s;
+      // An untimed shape has no median (NaN): 0 says "not timed" in JSON too.
+      auto time_or_zero = [](double seconds) { return std::isfinite(seconds) ? seconds : 0.0; };
+      s.candidate_s = time_or_zero(g.head_median_s);
+      s.best_s = time_or_zero(best ? g.base_median_s : g.head_median_s);
       s.max_abs_error = g.check.max_abs_error;
       s.max_rel_error = g.check.max_rel_error;
       s.samples = g.rounds > 0 ? g.rounds : static_cast<int>(g.head_seconds.size());

@@ -84,7 +84,6 @@ struct ShapeGate {
   // What judged head's outputs ("host reference", "cuda reference", "base"),
   // with why the policy's choice could not judge, where it could not.
   std::string oracle;
-  std::optional<CheckReport> base_check;  // the base against the reference, where run
   RatioInterval interval;                 // head / base at the policy's confidence
   double base_median_s = 0, head_median_s = 0;
   double head_p10_s = 0, head_p90_s = 0;
@@ -92,7 +91,7 @@ struct ShapeGate {
   double timing_seconds = 0;  // wall time spent measuring this shape
   int throttled_samples = 0;
   CheckReport check;  // head against the reference
-  // The base on this shape: its check against the head's reference (when it
+  // The base on this shape: its check against the head's oracle (when it
   // ran), and what a reader must know about it ("the base is itself
   // incorrect on this shape: ...", "the base failed to run: ..."); empty when
   // nothing is wrong with it.

@@ -24,7 +24,7 @@ bool holds(const unsigned char* data, size_t element_size, size_t index, uint8_t
 
 Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const LaunchPlan& plan,
                                const Buffers& buffers,
-                               const std::vector<std::vector<unsigned char>>& inputs,
+                               const HostData& inputs,
                                uint8_t poison) {
   KGATE_RETURN_IF_ERROR(write_guards(device, plan, buffers));
   KGATE_RETURN_IF_ERROR(prepare_buffers(device, plan, buffers, inputs, poison));
@@ -44,8 +44,8 @@ Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const Launc
 
 Result<std::string> output_read_before_written(
     Device& device, LoadedKernel& kernel, const LaunchPlan& plan, const Buffers& buffers,
-    const std::vector<std::vector<unsigned char>>& inputs,
-    const std::vector<std::vector<unsigned char>>& first_outputs) {
+    const HostData& inputs,
+    const HostData& first_outputs) {
   auto other = checked_run(device, kernel, plan, buffers, inputs, kSecondPoisonByte);
   if (!other.ok()) return other.error();
   auto again = checked_run(device, kernel, plan, buffers, inputs, kPoisonByte);

@@ -15,7 +15,7 @@
 namespace kgate {
 
 struct CheckedRun {
-  std::vector<std::vector<unsigned char>> outputs;  // per argument, outputs and in/out only
+  HostData outputs;  // per argument, outputs and in/out only
   // A memory rule the kernel broke, empty when none: "wrote 4 bytes past the
   // end of 'out'", "changed its input 'x' (3 elements, first at index 0)".
   std::string violation;
@@ -25,7 +25,7 @@ struct CheckedRun {
 // illegal address): on a GPU the context may be unusable afterwards.
 Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const LaunchPlan& plan,
                                const Buffers& buffers,
-                               const std::vector<std::vector<unsigned char>>& inputs,
+                               const HostData& inputs,
                                uint8_t poison);
 
 // Called when a run's outputs failed their check: runs the kernel again with
@@ -35,7 +35,7 @@ Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const Launc
 // the kernel is otherwise deterministic); "" when it does not.
 Result<std::string> output_read_before_written(
     Device& device, LoadedKernel& kernel, const LaunchPlan& plan, const Buffers& buffers,
-    const std::vector<std::vector<unsigned char>>& inputs,
-    const std::vector<std::vector<unsigned char>>& first_outputs);
+    const HostData& inputs,
+    const HostData& first_outputs);
 
 }  // namespace kgate

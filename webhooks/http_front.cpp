@@ -307,6 +307,10 @@ void BoundedHttpServer::serve(socket_t sock) {
   std::string peer = peer_address(sock);
   if (limits_.max_connections_per_peer > 0) {
     std::lock_guard lock(peers_mutex_);
+    if (auto it = penalized_.find(peer); it != penalized_.end()) {
+      if (Clock::now() < it->second) return refuse(sock, "penalized");
+      penalized_.erase(it);
+    }
     int& n = peers_[peer];
     if (n >= limits_.max_connections_per_peer) {
       if (n == 0) peers_.erase(peer);
@@ -348,8 +352,14 @@ void BoundedHttpServer::serve(socket_t sock) {
     RequestCut cut = t_cut;
     t_deadline = Clock::time_point::max();
     t_cut = RequestCut::kNone;
-    if (cut != RequestCut::kNone && on_refused_)
-      on_refused_(cut == RequestCut::kTimeout ? "timeout" : "header-too-large");
+    if (cut != RequestCut::kNone) {
+      if (on_refused_) on_refused_(cut == RequestCut::kTimeout ? "timeout" : "header-too-large");
+      if (limits_.max_connections_per_peer > 0 && limits_.penalty_s > 0) {
+        std::lock_guard lock(peers_mutex_);
+        if (penalized_.size() > 10000) penalized_.clear();  // bounded, whatever the peers
+        penalized_[peer] = Clock::now() + seconds(limits_.penalty_s);
+      }
+    }
     if (!answered || closed || last || cut != RequestCut::kNone || stream.broken() || t_close)
       return;
   }

@@ -14,7 +14,8 @@
 //    max_header_lines; past either the read fails and the answer is 431;
 //  - at most max_connections_per_peer connections of one address are served
 //    at once, and at most max_connections are accepted and not yet closed;
-//    past either a connection is answered 503 and closed at once;
+//    past either a connection is answered 503 and closed at once; an address
+//    whose request was cut is refused the same way for penalty_s;
 //  - the listen backlog is raised from httplib's 5.
 // Invariant: a connection is closed within request_timeout_s (plus one
 // write_timeout_s for its answer) of its last request's start, whatever the
@@ -41,6 +42,10 @@ struct HttpLimits {
   size_t max_header_lines = 100;
   int max_connections = 512;          // accepted, waiting or served
   int max_connections_per_peer = 16;  // 0: no limit (behind a proxy all peers are one)
+  // After the front cut a request of an address (too slow, head too large),
+  // that address's new connections are refused this long: a flood costs an
+  // accept and a close per connection, not a parse. Off with the per-peer limit.
+  double penalty_s = 5;
   int listen_backlog = 1024;
 };
 
@@ -50,7 +55,7 @@ enum class RequestCut { kNone, kTimeout, kHeaderTooLarge };
 class BoundedHttpServer : public httplib::Server {
  public:
   // `on_refused` gets "too-many-connections", "too-many-from-peer",
-  // "header-too-large" or "timeout" for each connection cut.
+  // "penalized", "header-too-large" or "timeout" for each connection cut.
   BoundedHttpServer(HttpLimits limits, std::function<void(const char*)> on_refused);
 
   const HttpLimits& limits() const { return limits_; }
@@ -75,6 +80,7 @@ class BoundedHttpServer : public httplib::Server {
   std::function<void(const char*)> on_refused_;
   std::mutex peers_mutex_;
   std::map<std::string, int> peers_;  // address -> connections served now
+  std::map<std::string, std::chrono::steady_clock::time_point> penalized_;  // address -> until
 };
 
 }  // namespace kgate::webhooks

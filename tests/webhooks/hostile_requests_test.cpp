@@ -57,9 +57,11 @@ class HostileRequests : public ::testing::Test {
                            new_delivery_id());
     return r ? r->status : -1;
   }
-  // One raw request; the response (empty when the server closed without one).
-  std::string raw(ServeProcess& server, const std::string& bytes, double timeout_s = 5) {
-    RawConnection c(server.port());
+  // One raw request (from `source`, another loopback address for another
+  // peer); the response (empty when the server closed without one).
+  std::string raw(ServeProcess& server, const std::string& bytes, double timeout_s = 5,
+                  const std::string& source = "") {
+    RawConnection c(server.port(), source);
     c.send_all(bytes);
     c.finish_sending();
     return c.response(timeout_s);
@@ -147,7 +149,7 @@ class SlowSockets {
 TEST_F(HostileRequests, SlowSocketsDoNotStopIntakeAndAreCutAtTheDeadline) {
   auto server = start({"--request-timeout", "4"});
   auto started = std::chrono::steady_clock::now();
-  SlowSockets slow(server->port(), 8);
+  SlowSockets slow(server->port(), 8, "127.0.0.2");
   std::this_thread::sleep_for(std::chrono::seconds(1));
   // Eight slow sockets held all eight request threads for 20 s and more.
   auto asked = std::chrono::steady_clock::now();
@@ -161,6 +163,11 @@ TEST_F(HostileRequests, SlowSocketsDoNotStopIntakeAndAreCutAtTheDeadline) {
   for (auto& s : slow.sockets()) timed_out += status_of(s->received()) == 408;
   EXPECT_EQ(timed_out, 8);
   EXPECT_TRUE(healthy(*server));
+  // The slow address is refused at once for a while; others are not.
+  RawConnection again(server->port(), "127.0.0.2");
+  again.send_all("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(status_of(again.response(2)), 503);
+  EXPECT_EQ(deliver(*server), 202);
   EXPECT_EQ(server->terminate(), 0);
 }
 
@@ -185,7 +192,7 @@ TEST_F(HostileRequests, OnePeerCannotTakeEveryConnection) {
 TEST_F(HostileRequests, HeaderFloodIsCutWithoutGrowingTheServer) {
   auto server = start();
   long before = proc_kb(server->pid(), "VmRSS");
-  RawConnection flood(server->port());
+  RawConnection flood(server->port(), "127.0.0.3");
   flood.send_all("POST /webhook HTTP/1.1\r\nHost: x\r\n");
   std::string line = "X-Flood: " + std::string(190, 'a') + "\r\n";
   std::string block;
@@ -212,7 +219,8 @@ TEST_F(HostileRequests, ChunkedBodiesCountAgainstTheMemoryBudget) {
   std::vector<std::thread> senders;
   std::vector<int> statuses(8, 0);
   for (int i = 0; i < 8; ++i)
-    senders.emplace_back([&, i] { statuses[i] = status_of(raw(*server, request, 30)); });
+    senders.emplace_back(
+        [&, i] { statuses[i] = status_of(raw(*server, request, 30, "127.0.0.5")); });
   for (auto& t : senders) t.join();
   // Each read whole and refused (unsigned), or refused at once for want of
   // room (503, or a reset when the refusal met bytes still arriving).
@@ -305,7 +313,9 @@ TEST_F(HostileRequests, ThousandsOfMalformedRequestsLeaveItServing) {
     threads.emplace_back([&, t] {
       std::mt19937 rng(1234 + t);
       for (int i = 0; i < kPerThread && !unhealthy; ++i) {
-        std::string reply = raw(*server, malformed_request(rng), 3);
+        // Many addresses: one whose request is cut is refused for a while.
+        std::string source = "127.0." + std::to_string(t + 1) + "." + std::to_string(i % 250 + 1);
+        std::string reply = raw(*server, malformed_request(rng), 3, source);
         answered += status_of(reply) != 0;
         exception_headers += reply.find("EXCEPTION_WHAT") != std::string::npos;
         if (i % 250 == 249 && !healthy(*server)) unhealthy = true;

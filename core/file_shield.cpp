@@ -10,6 +10,11 @@
 #include <cstring>
 #include <set>
 
+// Linux 6.2's value (Landlock ABI 3), for older kernel headers.
+#ifndef LANDLOCK_ACCESS_FS_TRUNCATE
+#define LANDLOCK_ACCESS_FS_TRUNCATE (1ULL << 14)
+#endif
+
 namespace kgate {
 namespace {
 
@@ -62,8 +67,14 @@ Result<FileShield> FileShield::make(const std::vector<std::filesystem::path>& pa
                  : "this kernel's Landlock (ABI " + std::to_string(abi) +
                        ") cannot let jobs move files between folders (needs Linux 5.19)");
 
-  const __u64 folder_access = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_REFER;
-  const __u64 file_access = LANDLOCK_ACCESS_FS_READ_FILE;
+  // Reading and every change; listing folders and running programs stay free.
+  __u64 file_access = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
+  if (abi >= 3) file_access |= LANDLOCK_ACCESS_FS_TRUNCATE;
+  const __u64 folder_access =
+      file_access | LANDLOCK_ACCESS_FS_REFER | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+      LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+      LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+      LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
   landlock_ruleset_attr attr{};
   attr.handled_access_fs = folder_access;
   int fd = static_cast<int>(syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0));

@@ -1,17 +1,19 @@
 #pragma once
-// Files a child process must not read (a service's secret files), enforced by
-// the kernel with Landlock: the child may read every file except the hidden
-// ones and everything beneath a hidden folder, through any path, even as
-// root; it cannot rename or link them elsewhere, mount over them, or read
-// them (or any memory) from the parent through /proc (Landlock limits ptrace
-// to the child's own domain).
+// Files a child process must not touch (a service's secret files, its
+// queue), enforced by the kernel with Landlock: the child may read and write
+// every file except the hidden ones and everything beneath a hidden folder,
+// through any path, even as root; it cannot read, write, truncate, remove,
+// rename or link them, mount over them, or read the parent's memory through
+// /proc/PID/mem (Landlock limits ptrace to the child's own domain; this
+// kernel still lets /proc/PID/environ through, see webhooks/job_environment.h).
 //
-// Landlock grants rather than denies, so the ruleset grants reading beneath
-// every entry of the hidden files' ancestor folders except the hidden files
-// and the ancestors themselves. Consequence, documented for operators: a file
-// created directly in one of those ancestor folders (for secrets in
-// /etc/kgate: in /, /etc or /etc/kgate) after the ruleset was built is not
-// readable by the child; keep secret files in a folder of their own.
+// Landlock grants rather than denies, so the ruleset grants everything it
+// handles beneath every entry of the hidden files' ancestor folders except
+// the hidden files and the ancestors themselves. Consequence, documented for
+// operators: the child cannot create, remove or rename entries directly in
+// one of those ancestor folders (for secrets in /etc/kgate: in /, /etc or
+// /etc/kgate), nor read a file created there after the ruleset was built;
+// keep secret files in a folder of their own.
 //
 // Invariant: a FileShield with a ruleset holds the only descriptor of it
 // (close-on-exec); an empty one hides nothing.

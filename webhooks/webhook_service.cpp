@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -143,6 +144,22 @@ Result<std::unique_ptr<WebhookService>> WebhookService::open(ServiceOptions opti
   } else {
     o.command.repo = o.repo;
     o.command.state_dir = o.state_dir;
+    // The queue decides what runs: a job (pull-request code) must not read or
+    // write it. Hiding it closes the folders above it to new entries, which
+    // jobs need inside the repository (its state under .kgate/).
+    std::error_code ec;
+    auto state = std::filesystem::weakly_canonical(o.state_dir, ec);
+    auto repo = std::filesystem::weakly_canonical(o.repo, ec);
+    auto [r, s] = std::mismatch(repo.begin(), repo.end(), state.begin(), state.end());
+    if (r == repo.end()) {
+      json_log({{"msg", "jobs can write the queue"},
+                {"reason", "the state folder is inside the repository"},
+                {"advice", "pass --state-dir a folder outside the repository"}});
+    } else {
+      for (const char* name :
+           {"queue.db", "queue.db-wal", "queue.db-shm", "queue.db-journal", "notices.jsonl"})
+        o.command.hidden_files.push_back(o.state_dir / name);
+    }
     service->executor_ = std::make_unique<CommandJobExecutor>(o.command);
   }
   if (o.notifier) {

@@ -63,6 +63,10 @@ TEST_F(FileShieldTest, HiddenFilesCannotBeReadMovedOrLinked) {
   EXPECT_NE(outcome.out.find("w\n"), std::string::npos) << outcome.err;
   EXPECT_TRUE(std::filesystem::exists(dir / "secrets/key"));  // not moved away
   EXPECT_FALSE(std::filesystem::exists(dir / "work/hard"));
+  // Nor written, truncated or removed.
+  run("echo x >> " + d + "/secrets/key; : > " + d + "/secrets/key; rm -f " + d + "/secrets/key",
+      *shield);
+  EXPECT_EQ(read(dir / "secrets/key"), "the-secret-value\n");
   // The parent still reads it.
   EXPECT_EQ(read(dir / "secrets/key"), "the-secret-value\n");
 }

@@ -64,23 +64,28 @@ TEST(JobSecrets, AJobFindsNoSecretAndNothingKeptHoldsOne) {
   write(key_copy, "not-a-real-ssh-key-" + kKeyLine + "\n");
 
   // The job: everything it can find goes to stdout, stderr and its own files.
-  std::string script = R"(#!/bin/sh
+  std::string script = R"sh(#!/bin/sh
 out="$KGATE_JOB_DIR/found.txt"
 env > "$KGATE_JOB_DIR/env.txt"
 env
-for f in ')" + (dir / "secrets/webhook").string() +
+for f in ')sh" + (dir / "secrets/webhook").string() +
                        "' '" + (dir / "secrets/app.pem").string() + "' '" + key_copy.string() +
-                       R"(' "/proc/$PPID/environ" "/proc/$PPID/cmdline"; do
+                       R"sh(' "/proc/$PPID/environ" "/proc/$PPID/cmdline"; do
   cat "$f" >> "$out" 2>>"$KGATE_JOB_DIR/errors.txt"
   base64 "$f" >> "$out" 2>/dev/null
 done
 base64 "$KGATE_JOB_DIR/env.txt" >> "$out"
 ls -la /proc/$PPID/fd >> "$out" 2>&1
+# The queue decides what runs: a job may neither read nor change it.
+state="$(dirname "$(dirname "$KGATE_JOB_DIR")")"
+cat "$state/queue.db" > /dev/null 2>>"$KGATE_JOB_DIR/errors.txt" || echo "queue unreadable" >> "$out"
+printf 'garbage' >> "$state/queue.db" 2>>"$KGATE_JOB_DIR/errors.txt" || echo "queue unwritable" >> "$out"
+rm -f "$state/queue.db" 2>>"$KGATE_JOB_DIR/errors.txt" || echo "queue kept" >> "$out"
 # A job that came by the token some other way prints it: redacted where kept.
-echo "leaked )" + kToken +
-                       R"(" >&2
+echo "leaked )sh" + kToken +
+                       R"sh(" >&2
 exit 3
-)";
+)sh";
   write(dir / "job.sh", script);
   std::filesystem::permissions(dir / "job.sh", std::filesystem::perms::owner_all);
 
@@ -117,6 +122,10 @@ exit 3
   // The files were there to read, and reading them was refused.
   std::string errors = read(job_dir / "errors.txt");
   EXPECT_NE(errors.find("Permission denied"), std::string::npos) << errors;
+  std::string found = read(job_dir / "found.txt");
+  for (const char* refused : {"queue unreadable", "queue unwritable", "queue kept"})
+    EXPECT_NE(found.find(refused), std::string::npos) << refused << " in\n" << found;
+  EXPECT_TRUE(std::filesystem::exists(dir / "state/queue.db"));
 
   std::string kept = everything_under(dir / "state") + read(dir / "serve.log");
   std::set<std::string> secrets = {kToken, kWebhookSecret, kKeyLine,

@@ -20,7 +20,7 @@
 //
 //   bench_webhooks [--kgate PATH] [--seconds 10] [--connections 8] [--rate 0]
 //                  [--durability full|normal|default] [--big 0] [--source CHECKOUT]
-//                  [--http-threads N] [--slowloris 0] [--header-flood 0]
+//                  [--http-threads N] [--slowloris 0] [--header-flood 0] [--per-peer N]
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -76,7 +76,7 @@ struct Server {
 };
 
 Server start_server(const fs::path& kgate, const fs::path& work, const std::string& durability,
-                    const std::string& http_threads) {
+                    const std::string& http_threads, const std::string& per_peer) {
   fs::create_directories(work / "repo");
   std::ofstream(work / "job.sh")
       << "#!/bin/sh\nexec sleep 600\n";  // the GPU stays busy: jobs queue up
@@ -96,6 +96,7 @@ Server start_server(const fs::path& kgate, const fs::path& work, const std::stri
                                      "--workers",       "1",
                                      "--drain-timeout", "0"};
     if (!http_threads.empty()) args.insert(args.end(), {"--http-threads", http_threads});
+    if (!per_peer.empty()) args.insert(args.end(), {"--max-connections-per-peer", per_peer});
     // "default": measure what `kgate serve` does when not told.
     if (durability != "default") args.insert(args.end(), {"--durability", durability});
     std::vector<char*> argv;
@@ -367,6 +368,7 @@ double quantile(std::vector<double>& v, double q) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);  // the server may close a connection it refuses mid-body
   fs::path self = fs::read_symlink("/proc/self/exe");
   fs::path kgate =
       arg(argc, argv, "--kgate", (self.parent_path().parent_path() / "kgate").string());
@@ -378,6 +380,8 @@ int main(int argc, char** argv) {
   std::string http_threads = arg(argc, argv, "--http-threads", "");  // "": the service's default
   int slowloris = std::stoi(arg(argc, argv, "--slowloris", "0"));
   int floods = std::stoi(arg(argc, argv, "--header-flood", "0"));
+  // --max-connections-per-peer of the server ("": its default; 0 also turns off the penalty).
+  std::string per_peer = arg(argc, argv, "--per-peer", "");
   fs::path source = arg(argc, argv, "--source", ".");  // the kgate checkout (run from its root)
 
   std::string body = example_body(source);
@@ -386,7 +390,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   fs::path work = fs::temp_directory_path() / ("kgate-bench-" + std::to_string(getpid()));
-  Server server = start_server(kgate, work, durability, http_threads);
+  Server server = start_server(kgate, work, durability, http_threads, per_peer);
   if (server.port == 0) {
     std::fprintf(stderr, "bench: kgate serve did not start; see %s\n",
                  (work / "serve.log").c_str());
@@ -403,7 +407,7 @@ int main(int argc, char** argv) {
     std::string signature = kgate::webhooks::github_signature(kSecret, huge);
     long before = vm_kb(server.pid, "VmRSS");
     std::vector<std::thread> senders;
-    std::atomic<int> accepted{0};
+    std::atomic<int> accepted{0}, busy{0};
     auto start = Clock::now();
     for (int i = 0; i < big; ++i)
       senders.emplace_back([&, i] {
@@ -415,12 +419,15 @@ int main(int argc, char** argv) {
                               {"X-Hub-Signature-256", signature}};
         auto r = client.Post("/webhook", h, huge, "application/json");
         if (r && r->status == 202) ++accepted;
+        if (!r || r->status == 503) ++busy;  // refused (or reset) for want of memory in time
       });
     for (auto& t : senders) t.join();
     double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     long peak = vm_kb(server.pid, "VmHWM");
-    std::printf("big: %d x %zu-byte deliveries at once, %d answered 202 in %.2f s\n", big,
-                huge.size(), accepted.load(), elapsed);
+    std::printf(
+        "big: %d x %zu-byte deliveries at once, %d answered 202, %d refused (503 or reset) in "
+        "%.2f s\n",
+        big, huge.size(), accepted.load(), busy.load(), elapsed);
     std::printf("server RSS before %.1f MB, peak (VmHWM) %.1f MB\n", before / 1024.0,
                 peak / 1024.0);
   } else if (rate > 0) {

@@ -23,6 +23,8 @@ using Clock = std::chrono::steady_clock;
 thread_local Clock::time_point t_deadline = Clock::time_point::max();
 thread_local RequestCut t_cut = RequestCut::kNone;
 thread_local bool t_close = false;
+class BoundedStream;
+thread_local BoundedStream* t_stream = nullptr;  // the connection served on this thread
 // Set by ConnectionPool before it hands a socket to the server.
 thread_local Clock::time_point t_accepted = Clock::time_point::min();
 thread_local bool t_overflow = false;
@@ -60,6 +62,7 @@ class BoundedStream : public httplib::Stream {
   BoundedStream(int sock, const HttpLimits& limits, std::function<bool()> stopping)
       : sock_(sock), limits_(limits), stopping_(std::move(stopping)) {}
 
+  void extend(Clock::duration extra) { deadline_ += extra; }
   void start_request(Clock::time_point deadline) {
     deadline_ = deadline;
     in_head_ = true;
@@ -278,6 +281,11 @@ void BoundedHttpServer::close_after_reply() {
   t_close = true;
 }
 
+void BoundedHttpServer::extend_request_deadline(std::chrono::steady_clock::duration extra) {
+  if (t_deadline != Clock::time_point::max()) t_deadline += extra;
+  if (t_stream) t_stream->extend(extra);
+}
+
 void BoundedHttpServer::refuse(socket_t sock, const char* reason) {
   static const std::string body = "{\"error\":\"too many connections; retry later\"}\n";
   static const std::string answer =
@@ -330,6 +338,10 @@ void BoundedHttpServer::serve(socket_t sock) {
 
   auto stopping = [this] { return svr_sock_ == INVALID_SOCKET; };
   BoundedStream stream(sock, limits_, stopping);
+  t_stream = &stream;
+  struct Forget {
+    ~Forget() { t_stream = nullptr; }
+  } forget;
   Clock::time_point accepted = t_accepted == Clock::time_point::min() ? Clock::now() : t_accepted;
   for (size_t served = 0; served < limits_.max_keep_alive_requests; ++served) {
     Clock::time_point deadline;

@@ -67,6 +67,9 @@ class BoundedHttpServer : public httplib::Server {
   // read by, and whether the front cut it.
   static std::chrono::steady_clock::time_point request_deadline();
   static RequestCut request_cut();
+  // From a handler: the current request gets `extra` more time (time it
+  // spent waiting for the service, not for its sender).
+  static void extend_request_deadline(std::chrono::steady_clock::duration extra);
   // From a handler: the connection closes after this reply (its body was
   // not read to the end, so what follows is not a request).
   static void close_after_reply();

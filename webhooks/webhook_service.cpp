@@ -338,16 +338,16 @@ void WebhookService::receive_delivery(const httplib::Request& req, httplib::Resp
   size_t length =
       chunked ? 0 : std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
   if (length > options_.max_body_bytes) {
-    // httplib skips the body (reading it into nothing, within the request's deadline) and refuses
-    // it.
+    // httplib skips the body (into nothing, within the request's deadline) and refuses it.
     reader([](const char*, size_t) { return true; });
     res.status = 413;  // answered by the error handler
     return;
   }
+  // Waiting for room is the service's doing, not the sender's: the wait is
+  // added to the request's deadline, and bounded by three request timeouts.
   auto deadline =
-      std::min(BoundedHttpServer::request_deadline(),
-               Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(options_.http.request_timeout_s)));
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(3 * options_.http.request_timeout_s));
   auto busy = [&] {
     close_connection(res);
     res.set_header("Retry-After", "1");
@@ -357,7 +357,9 @@ void WebhookService::receive_delivery(const httplib::Request& req, httplib::Resp
   // (its size not announced) takes its share as it arrives.
   auto share = [](size_t bytes) { return 2 * bytes + (1u << 20); };
   MemoryHold hold(*budget_);
+  auto waiting = Clock::now();
   if (!hold.grow_to(share(length), deadline)) return busy();
+  BoundedHttpServer::extend_request_deadline(Clock::now() - waiting);
   std::string body;
   body.reserve(length);
   bool over_budget = false;

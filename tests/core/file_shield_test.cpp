@@ -28,7 +28,7 @@ class FileShieldTest : public ::testing::Test {
     write(dir / "secrets/deeper/other", "another-secret\n");
     write(dir / "secrets/neighbour", "readable\n");
     write(dir / "public", "public\n");
-    std::filesystem::create_directories(dir / "work");
+    std::filesystem::create_directories(dir / "scratch");
   }
   CommandOutcome run(const std::string& script, const FileShield& shield) {
     CommandOptions options;
@@ -48,21 +48,22 @@ TEST_F(FileShieldTest, HiddenFilesCannotBeReadMovedOrLinked) {
   auto shield = FileShield::make({dir / "secrets/key", dir / "secrets/deeper"});
   ASSERT_TRUE(shield.ok()) << shield.error().message;
   std::string d = dir.path().string();
-  auto outcome = run("cat " + d + "/secrets/key; cat " + d + "/secrets/../secrets/key; cat " + d +
-                         "/secrets/deeper/other; ln -s " + d + "/secrets/key " + d +
-                         "/work/link && cat " + d + "/work/link; ln " + d + "/secrets/key " + d +
-                         "/work/hard; mv " + d + "/secrets/key " + d + "/work/moved; cat " + d +
-                         "/work/moved; cat " + d + "/secrets/neighbour " + d +
-                         "/public; echo w > " + d + "/work/new && cat " + d + "/work/new; mv " + d +
-                         "/work/new " + d + "/public.moved && cat " + d + "/public.moved",
-                     *shield);
+  auto outcome =
+      run("cat " + d + "/secrets/key; cat " + d + "/secrets/../secrets/key; cat " + d +
+              "/secrets/deeper/other; ln -s " + d + "/secrets/key " + d + "/scratch/link && cat " +
+              d + "/scratch/link; ln " + d + "/secrets/key " + d + "/scratch/hard; mv " + d +
+              "/secrets/key " + d + "/scratch/moved; cat " + d + "/scratch/moved; cat " + d +
+              "/secrets/neighbour " + d + "/public; echo w > " + d + "/scratch/new && cat " + d +
+              "/scratch/new; mv " + d + "/scratch/new " + d + "/public.moved && cat " + d +
+              "/public.moved",
+          *shield);
   EXPECT_EQ(outcome.out.find("secret"), std::string::npos) << outcome.out;
   EXPECT_NE(outcome.out.find("readable"), std::string::npos) << outcome.err;
   EXPECT_NE(outcome.out.find("public"), std::string::npos) << outcome.err;
   // Files it writes elsewhere, moved between folders, stay its own.
   EXPECT_NE(outcome.out.find("w\n"), std::string::npos) << outcome.err;
   EXPECT_TRUE(std::filesystem::exists(dir / "secrets/key"));  // not moved away
-  EXPECT_FALSE(std::filesystem::exists(dir / "work/hard"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "scratch/hard"));
   // Nor written, truncated or removed.
   run("echo x >> " + d + "/secrets/key; : > " + d + "/secrets/key; rm -f " + d + "/secrets/key",
       *shield);

@@ -327,7 +327,7 @@ CommandRegistration registration(
                      "default: STATE/notices.jsonl and author_association")
           ->check(CLI::IsMember({"github"}));
       app.add_option("--permission-ttl", args->permission_ttl_s,
-                     "seconds a GitHub permission answer is reused")
+                     "seconds GitHub's \"write access\" answer is reused (\"no\": at most 15)")
           ->capture_default_str();
       app.add_option("--workers", args->workers, "job threads (default: one per GPU, at least 1)");
       app.add_option("--http-threads", args->http.threads,
@@ -375,7 +375,8 @@ CommandRegistration registration(
       app.add_option("--retry-base", args->retry_base_s, "seconds before the first retry (doubles)")
           ->capture_default_str();
       app.add_option("--drain-timeout", args->drain_timeout_s,
-                     "on SIGTERM, seconds running jobs get before they are queued again")
+                     "on SIGTERM, seconds (from the signal) running jobs and unsent notices get; "
+                     "then jobs are queued again and notices kept for the next start")
           ->capture_default_str();
       app.add_option(
           "--job-command", args->job_command,

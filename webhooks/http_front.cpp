@@ -320,10 +320,7 @@ void BoundedHttpServer::serve(socket_t sock) {
       penalized_.erase(it);
     }
     int& n = peers_[peer];
-    if (n >= limits_.max_connections_per_peer) {
-      if (n == 0) peers_.erase(peer);
-      return refuse(sock, "too-many-from-peer");
-    }
+    if (n >= limits_.max_connections_per_peer) return refuse(sock, "too-many-from-peer");
     ++n;
   }
   struct PeerSlot {

@@ -25,6 +25,20 @@ std::optional<JobKind> parse_job_kind(std::string_view text) {
   return std::nullopt;
 }
 
+int job_priority(JobKind kind) {
+  switch (kind) {
+    case JobKind::kGate:
+    case JobKind::kAcceptRegression:
+      return 0;
+    case JobKind::kBaseline:
+      return 1;
+    case JobKind::kOptimize:
+    case JobKind::kSweep:
+      return kLongJobPriority;
+  }
+  return 1;
+}
+
 nlohmann::json JobSpec::to_json() const {
   nlohmann::json out = {{"kind", to_string(kind)}, {"repository", repository}};
   if (pull_number) out["pull_number"] = pull_number;

@@ -20,6 +20,11 @@ std::string_view to_string(
     JobKind kind);  // "gate", "optimize", "baseline", "sweep", "accept-regression"
 std::optional<JobKind> parse_job_kind(std::string_view text);
 
+// Order in the queue, lowest first: gates and accept-regression (a person
+// waits on the pull request) 0, baselines 1, optimize and sweep 2 (long).
+int job_priority(JobKind kind);
+inline constexpr int kLongJobPriority = 2;
+
 struct JobSpec {
   JobKind kind = JobKind::kGate;
   std::string repository;  // owner/name

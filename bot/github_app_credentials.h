@@ -32,6 +32,7 @@ class GitHubAppCredentials : public GitHubCredentials {
   Result<std::string> authorization() override;
   Result<std::string> git_password() override;
   std::string describe() const override;
+  bool is_app() const override { return true; }
 
   int exchanges() const { return exchanges_; }  // how many tokens were fetched
 

@@ -19,6 +19,8 @@ class GitHubCredentials {
   virtual Result<std::string> git_password() = 0;
   // "a token", "GitHub App 123 (installation 456)": for messages, never the secret.
   virtual std::string describe() const = 0;
+  // A GitHub App installation (acting as its bot user "<slug>[bot]").
+  virtual bool is_app() const { return false; }
 };
 
 // A fixed token (GITHUB_TOKEN, a personal access token).

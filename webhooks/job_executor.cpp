@@ -19,6 +19,13 @@ std::vector<std::string> CommandJobExecutor::job_arguments(const StoredJob& job,
     if (!spec.base.empty()) args.insert(args.end(), {"--base", spec.base});
     if (!spec.head.empty()) args.insert(args.end(), {"--head", spec.head});
   };
+  // Where the job publishes: the service's forge, on the job's repository.
+  auto add_forge = [&] {
+    if (forge.empty()) return;
+    args.insert(args.end(), {"--forge", forge});
+    if (forge == "github" && !spec.repository.empty())
+      args.insert(args.end(), {"--github-repo", spec.repository});
+  };
   switch (spec.kind) {
     case JobKind::kGate:
     case JobKind::kAcceptRegression:
@@ -26,17 +33,24 @@ std::vector<std::string> CommandJobExecutor::job_arguments(const StoredJob& job,
       add_revisions();
       if (spec.pull_number) args.insert(args.end(), {"--pr", std::to_string(spec.pull_number)});
       if (spec.kind == JobKind::kAcceptRegression) args.push_back("--accept-regression");
-      if (!forge.empty()) {
-        args.insert(args.end(), {"--forge", forge});
-        if (forge == "github" && !spec.repository.empty())
-          args.insert(args.end(), {"--github-repo", spec.repository});
-      }
+      add_forge();
       args.insert(args.end(), {"--json", (job_dir / "result.json").string()});
       break;
     case JobKind::kOptimize:
+    case JobKind::kRebase:
       args = {"optimize", spec.kernel, "--repo", repo.string()};
       if (!spec.head.empty()) args.insert(args.end(), {"--ref", spec.head});
+      // `/kgate rebase`: a new episode, and the branch taken over from whoever pushed to it.
+      if (spec.kind == JobKind::kRebase) args.insert(args.end(), {"--new", "--take-over"});
+      if (!spec.requested_by.empty()) args.push_back("--unignore");
+      add_forge();
       break;
+    case JobKind::kIgnore:
+      args = {"prs",      "--repo",   repo.string(), "--ignore", std::to_string(spec.pull_number),
+              "--kernel", spec.kernel};
+      if (!spec.requested_by.empty()) args.insert(args.end(), {"--by", spec.requested_by});
+      add_forge();
+      return args;  // no backend: nothing is measured
     case JobKind::kBaseline:
       args = {"baseline", "record", "--repo", repo.string()};
       if (!spec.kernel.empty()) args.insert(args.end(), {"--kernel", spec.kernel});

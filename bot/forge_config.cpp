@@ -102,14 +102,16 @@ Result<std::unique_ptr<Forge>> make_forge(const ForgeConfig& config, const EnvLo
                                                              : env_or(env, "GITHUB_SERVER_URL",
                                                                       web_url_for(client.api_url)),
                           .git_url = config.git_url,
-                          .app_slug = env_or(env, "KGATE_APP_SLUG", "kgate"),
+                          .app_slug = env_or(env, "KGATE_APP_SLUG", ""),
                           .bot_login = env_or(env, "KGATE_BOT_LOGIN", "")};
   if (std::string id = env_or(env, "KGATE_BOT_USER_ID", ""); !id.empty()) {
     char* end = nullptr;
     long long value = std::strtoll(id.c_str(), &end, 10);
     if (!end || *end || value <= 0)
-      return Error::bad_input("KGATE_BOT_USER_ID must be the bot user's numeric id (GET /users/" +
-                              forge.app_slug + "%5Bbot%5D), not '" + id + "'");
+      return Error::bad_input(
+          "KGATE_BOT_USER_ID must be the bot user's numeric id (GET /users/<slug>%5Bbot%5D), "
+          "not '" +
+          id + "'");
     forge.bot_user_id = value;
   }
   auto http = std::make_shared<GitHubClient>(*credentials, client);

@@ -11,7 +11,8 @@
 // Credentials come only from the environment: GITHUB_TOKEN (or GH_TOKEN), or
 // a GitHub App: KGATE_APP_ID + KGATE_APP_PRIVATE_KEY (PEM text) or
 // KGATE_APP_PRIVATE_KEY_FILE + KGATE_INSTALLATION_ID. The App wins when both are set.
-// kgate's identity on GitHub (bot_identity.h): KGATE_APP_SLUG (default "kgate"),
+// kgate's identity on GitHub (bot_identity.h): KGATE_APP_SLUG (default: the App's,
+// else "kgate"),
 // KGATE_BOT_USER_ID (default: asked of GitHub), KGATE_BOT_LOGIN (default: derived).
 #include <filesystem>
 #include <functional>

@@ -190,11 +190,18 @@ Status GitHubForge::add_labels(int number, const std::vector<std::string>& label
 Result<BotIdentity> GitHubForge::identity() {
   if (identity_) return *identity_;
   BotIdentity id;
-  id.name = bot_login_for_slug(config_.app_slug);
+  std::string slug = config_.app_slug;
+  if (slug.empty() && client_->credentials().is_app()) {
+    Result<std::string> own = client_->credentials().app_slug();
+    if (!own.ok()) return own.error().with_context("learning kgate's GitHub App (KGATE_APP_SLUG)");
+    slug = *own;
+  }
+  if (slug.empty()) slug = "kgate";
+  id.name = bot_login_for_slug(slug);
   int64_t user_id = config_.bot_user_id;
   if (user_id <= 0) {
     // The bot user of a GitHub App is public: GET /users/<slug>[bot].
-    std::string path = "/users/" + config_.app_slug + "%5Bbot%5D";
+    std::string path = "/users/" + slug + "%5Bbot%5D";
     Result<ApiResponse> user = client_->send("GET", path);
     if (!user.ok()) return user.error().with_context("looking up kgate's bot user " + id.name);
     if (user->status == 200 && user->json.is_object() && user->json["id"].is_number_integer())

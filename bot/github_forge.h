@@ -23,11 +23,12 @@ struct GitHubForgeConfig {
   std::string web_url = "https://github.com";  // for the default git URL
   std::string git_url;                         // empty: <web_url>/<owner>/<repo>.git
   // kgate's identity (bot_identity.h): the GitHub App's slug, whose bot user
-  // "<slug>[bot]" authors commits and (with App credentials) comments; the
-  // bot user's id for its no-reply address (0: asked of GET /users/<slug>[bot]);
+  // "<slug>[bot]" authors commits and (with App credentials) comments (empty:
+  // the App's own, GET /app, with App credentials; else "kgate"); the bot
+  // user's id for its no-reply address (0: asked of GET /users/<slug>[bot]);
   // the login comments are written by (empty: "<slug>[bot]" with App
   // credentials, else the token's user from GET /user).
-  std::string app_slug = "kgate";
+  std::string app_slug;
   int64_t bot_user_id = 0;
   std::string bot_login;
 };

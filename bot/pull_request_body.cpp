@@ -54,44 +54,6 @@ std::string result_marker(const PullRequestProposal& p, const std::string& head_
   return marker + " -->";
 }
 
-std::optional<std::string> result_hash_in(const std::string& body) {
-  const std::string key = "<!-- kgate:result=";
-  size_t at = body.find(key);
-  if (at == std::string::npos) return std::nullopt;
-  size_t start = at + key.size();
-  size_t end = body.find_first_of(" -", start);
-  if (end == std::string::npos) return std::nullopt;
-  return body.substr(start, end - start);
-}
-
-namespace {
-
-// The value of ` key=` in the body's result marker.
-std::optional<std::string> marker_field(const std::string& body, const std::string& key) {
-  size_t marker = body.find("<!-- kgate:result=");
-  if (marker == std::string::npos) return std::nullopt;
-  size_t end = body.find("-->", marker);
-  size_t at = body.find(" " + key + "=", marker);
-  if (at == std::string::npos || at > end) return std::nullopt;
-  at += key.size() + 2;
-  size_t stop = body.find(' ', at);
-  return body.substr(at, stop - at);
-}
-
-}  // namespace
-
-std::optional<std::string> result_base_in(const std::string& body) {
-  return marker_field(body, "base");
-}
-
-std::optional<std::string> result_head_in(const std::string& body) {
-  return marker_field(body, "head");
-}
-
-std::optional<std::string> result_kernel_in(const std::string& body) {
-  return marker_field(body, "kernel");
-}
-
 std::string commands_footer(const PullRequestProposal& p) {
   const std::string k = "`" + p.kernel + "`";
   return "<details><summary>kgate commands</summary>\n\n"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bot/pull_request_proposal.h"
+#include "bot/result_marker.h"
 
 namespace kgate::bot {
 
@@ -23,14 +24,7 @@ std::string pull_request_body(const PullRequestProposal& proposal, const std::st
 std::string result_marker(const PullRequestProposal& proposal, const std::string& head_sha = "");
 // The commands people can give kgate on its pull request, as a collapsed list.
 std::string commands_footer(const PullRequestProposal& proposal);
-// The hash in a body's result marker, if it has one.
-std::optional<std::string> result_hash_in(const std::string& body);
-// The revision the result was measured against (" base=<rev>" in the marker), if recorded.
-std::optional<std::string> result_base_in(const std::string& body);
-// The commit kgate last pushed to the branch (" head=<sha>"), if recorded.
-std::optional<std::string> result_head_in(const std::string& body);
-// The kernel the pull request is for (" kernel=<name>"), if the body has a marker.
-std::optional<std::string> result_kernel_in(const std::string& body);
+// Reading the marker back: bot/result_marker.h.
 
 // "-12.3% [-14.0%, -10.1%]"
 std::string format_change(double change, double ci_low, double ci_high);

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
-#include "bot/pull_request_body.h"
+#include "bot/result_marker.h"
 
 namespace kgate::webhooks {
 namespace {

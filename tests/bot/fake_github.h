@@ -45,7 +45,7 @@ class FakeGitHub {
           target.pop_back();
         }
         requests_.push_back({req.method, target, req.get_header_value("Authorization"), req.body});
-        if (req.path.find("/app/installations/") != 0 &&
+        if (req.path.rfind("/app", 0) != 0 &&
             req.get_header_value("Authorization") != "token " + current_token()) {
           res.status = 401;
           res.set_content(nlohmann::json{{"message", "Bad credentials: " +
@@ -209,6 +209,12 @@ class FakeGitHub {
                     comments_[id]["body"] = json_body(req)["body"];
                     reply(res, 200, comments_[id]);
                   }));
+    server_.Get("/app", guarded([=, this](const httplib::Request& req, httplib::Response& res) {
+                  std::string auth = req.get_header_value("Authorization");
+                  if (auth.rfind("Bearer ", 0) != 0 || (jwt_check_ && !jwt_check_(auth.substr(7))))
+                    return reply(res, 401, {{"message", "A JSON web token could not be decoded"}});
+                  reply(res, 200, {{"id", 777}, {"slug", app_slug_}, {"name", app_slug_}});
+                }));
     server_.Post(R"(/app/installations/(\d+)/access_tokens)",
                  guarded([=, this](const httplib::Request& req, httplib::Response& res) {
                    std::string auth = req.get_header_value("Authorization");
@@ -276,6 +282,11 @@ class FakeGitHub {
     std::lock_guard lock(mutex_);
     token_user_ = std::move(login);
   }
+  // The App's slug (GET /app, with the App's JWT).
+  void set_app_slug(std::string slug) {
+    std::lock_guard lock(mutex_);
+    app_slug_ = std::move(slug);
+  }
   // A public user (GET /users/<login>), e.g. an App's bot user.
   void add_user(const std::string& login, long long id) {
     std::lock_guard lock(mutex_);
@@ -333,6 +344,7 @@ class FakeGitHub {
   std::string issued_token_;
   int token_exchanges_ = 0;
   std::string token_user_ = "kgate[bot]";
+  std::string app_slug_ = "kgate";
   std::map<std::string, long long> users_ = {{"kgate[bot]", 190874231}};
 };
 

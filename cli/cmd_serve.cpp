@@ -168,11 +168,23 @@ int serve(const ServeArgs& args) {
   if (args.dispatch == "actions") {
     options.dispatch = DispatchMode::kActions;
     options.actions.api_url = env_or("KGATE_GITHUB_API_URL", "https://api.github.com");
-    options.actions.token = env_or("KGATE_GITHUB_TOKEN", env_or("GITHUB_TOKEN", ""));
-    if (options.actions.token.empty())
-      return fail(
-          Error::bad_input("--dispatch actions needs KGATE_GITHUB_TOKEN (or GITHUB_TOKEN) "
-                           "with actions:write on the repository"));
+    // The GitHub App when configured (it can also queue the gate's check
+    // run), else KGATE_GITHUB_TOKEN or GITHUB_TOKEN.
+    auto env = [](const std::string& name) -> std::optional<std::string> {
+      if (name == "GITHUB_TOKEN" && !env_or("KGATE_GITHUB_TOKEN", "").empty())
+        return env_or("KGATE_GITHUB_TOKEN", "");
+      return bot::process_env(name);
+    };
+    bot::GitHubClientOptions client;
+    client.api_url = options.actions.api_url;
+    auto credentials = bot::github_credentials_from_env(env, options.actions.api_url, client);
+    if (!credentials.ok())
+      return fail(Error::bad_input(
+          "--dispatch actions needs the GitHub App (KGATE_APP_ID, KGATE_APP_PRIVATE_KEY(_FILE), "
+          "KGATE_INSTALLATION_ID) or KGATE_GITHUB_TOKEN (or GITHUB_TOKEN) with actions:write on "
+          "the repository: " +
+          credentials.error().message));
+    options.actions.credentials = *credentials;
     options.actions.ref = args.dispatch_ref;
     options.actions.gate_workflow = args.gate_workflow;
     options.actions.work_workflow = args.work_workflow;
@@ -237,6 +249,11 @@ int serve(const ServeArgs& args) {
     options.notifier = notifier.get();
     publisher = std::make_unique<GateCheckPublisher>(make_forge(10, 2));
     options.command.publisher = publisher.get();
+    // Optimize jobs open their pull requests on GitHub only when the operator
+    // hands them a token (--job-env GITHUB_TOKEN); otherwise through the
+    // local forge in STATE.
+    for (const std::string& name : args.job_env)
+      if (name == "GITHUB_TOKEN" || name == "GH_TOKEN") options.command.forge = "github";
     // Private repositories: fetching a pull request's head needs the token too.
     std::shared_ptr<bot::GitHubCredentials> git_credentials = *credentials;
     options.command.git_password = [git_credentials] { return git_credentials->git_password(); };

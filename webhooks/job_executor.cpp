@@ -16,12 +16,21 @@ namespace kgate::webhooks {
 std::vector<std::string> CommandJobExecutor::job_arguments(const StoredJob& job,
                                                            const std::filesystem::path& repo,
                                                            const std::filesystem::path& job_dir,
-                                                           const std::string& backend) {
+                                                           const std::string& backend,
+                                                           const std::string& forge) {
   const JobSpec& spec = job.spec;
   std::vector<std::string> args;
   auto add_revisions = [&] {
     if (!spec.base.empty()) args.insert(args.end(), {"--base", spec.base});
     if (!spec.head.empty()) args.insert(args.end(), {"--head", spec.head});
+  };
+  // Where a job that may publish does: the service's forge, on the job's
+  // repository. Gates run pull-request code and never get it.
+  auto add_forge = [&] {
+    if (forge.empty()) return;
+    args.insert(args.end(), {"--forge", forge});
+    if (forge == "github" && !spec.repository.empty())
+      args.insert(args.end(), {"--github-repo", spec.repository});
   };
   switch (spec.kind) {
     case JobKind::kGate:
@@ -33,9 +42,20 @@ std::vector<std::string> CommandJobExecutor::job_arguments(const StoredJob& job,
       args.insert(args.end(), {"--json", (job_dir / "result.json").string()});
       break;
     case JobKind::kOptimize:
+    case JobKind::kRebase:
       args = {"optimize", spec.kernel, "--repo", repo.string()};
       if (!spec.head.empty()) args.insert(args.end(), {"--ref", spec.head});
+      // `/kgate rebase`: a new episode, and the branch taken over from whoever pushed to it.
+      if (spec.kind == JobKind::kRebase) args.insert(args.end(), {"--new", "--take-over"});
+      if (!spec.requested_by.empty()) args.push_back("--unignore");
+      add_forge();
       break;
+    case JobKind::kIgnore:
+      args = {"prs",      "--repo",   repo.string(), "--ignore", std::to_string(spec.pull_number),
+              "--kernel", spec.kernel};
+      if (!spec.requested_by.empty()) args.insert(args.end(), {"--by", spec.requested_by});
+      add_forge();
+      return args;  // no backend: nothing is measured
     case JobKind::kBaseline:
       args = {"baseline", "record", "--repo", repo.string()};
       if (!spec.kernel.empty()) args.insert(args.end(), {"--kernel", spec.kernel});
@@ -119,7 +139,7 @@ JobResult CommandJobExecutor::execute(const StoredJob& job, const ExecutionConte
   std::error_code ec;
   std::filesystem::create_directories(job_dir / "tmp", ec);
   std::vector<std::string> argv = options_.program;
-  auto args = job_arguments(job, options_.repo, job_dir, options_.backend);
+  auto args = job_arguments(job, options_.repo, job_dir, options_.backend, options_.forge);
   argv.insert(argv.end(), args.begin(), args.end());
 
   JobResult result;

@@ -51,6 +51,11 @@ struct CommandExecutorOptions {
   // Gate jobs' verdicts become check runs through this publisher, from the
   // service (the job holds no credentials); null: they publish nothing.
   GateCheckPublisher* publisher = nullptr;
+  // Optimize, rebase and ignore jobs (trusted code of the default branch and
+  // kgate's own candidates) open and close pull requests through this forge
+  // (`--forge KIND --github-repo OWNER/NAME`); its credentials reach them only
+  // through env_extra. Gates never get it. Empty: they publish nothing.
+  std::string forge;
   // Variables passed to optimize, baseline and sweep jobs on top of the
   // allow-list (an agent's API key); never to gates, which run pull-request code.
   std::vector<std::string> env_extra;
@@ -77,7 +82,8 @@ class CommandJobExecutor : public JobExecutor {
   static std::vector<std::string> job_arguments(const StoredJob& job,
                                                 const std::filesystem::path& repo,
                                                 const std::filesystem::path& job_dir,
-                                                const std::string& backend = "auto");
+                                                const std::string& backend = "auto",
+                                                const std::string& forge = "");
   // The environment a job runs with (job_environment.h plus KGATE_JOB_*).
   std::map<std::string, std::string> job_env(const StoredJob& job,
                                              const std::filesystem::path& job_dir,

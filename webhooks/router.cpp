@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "bot/result_marker.h"
+
 namespace kgate::webhooks {
 namespace {
 
@@ -141,6 +143,44 @@ void route_push(const WebhookEvent& event, const RoutingContext& context, Routin
   if (out.jobs.empty()) out.ignored = "push touches no kernel file";
 }
 
+// `/kgate rebase` and `/kgate ignore` on one of kgate's pull requests: the
+// kernel comes from the result marker in its description. Whether the pull
+// request really is kgate's (its branch is kgate/optimize/<kernel>) the job
+// checks on the forge before it touches anything.
+void route_bot_command(const WebhookEvent& event, const CommentCommand& command,
+                       const RoutingContext& context, const std::string& reason, Routing& out) {
+  const CommentInfo& comment = *event.comment;
+  const std::string& repo = event.repository;
+  int64_t number = comment.issue_number;
+  std::optional<std::string> kernel =
+      comment.on_pull_request ? bot::result_kernel_in(comment.issue_body) : std::nullopt;
+  if (!kernel) {
+    out.notices.push_back({"command-refused", repo, number, "",
+                           "/kgate " + command.verb +
+                               " works on kgate's own pull requests (branches "
+                               "kgate/optimize/<kernel>); this is not one"});
+    out.ignored = "/kgate " + command.verb + " on a pull request that is not kgate's";
+    return;
+  }
+  bool known_kernel = std::any_of(context.kernels.begin(), context.kernels.end(),
+                                  [&](const KernelFiles& k) { return k.name == *kernel; });
+  if (!known_kernel && command.verb == "rebase") {
+    out.notices.push_back({"command-refused", repo, number, "",
+                           "/kgate rebase: kgate.json has no kernel named '" + *kernel +
+                               "' any more; close this pull request instead"});
+    out.ignored = "unknown kernel";
+    return;
+  }
+  JobSpec job{.kind = command.verb == "rebase" ? JobKind::kRebase : JobKind::kIgnore,
+              .repository = repo,
+              .pull_number = number,
+              .kernel = *kernel,
+              .reason = reason,
+              .requested_by = comment.author};
+  if (job.kind == JobKind::kRebase) job.base = event.default_branch;
+  out.jobs.push_back(std::move(job));
+}
+
 void route_comment(const WebhookEvent& event, const RoutingContext& context, Routing& out) {
   const CommentInfo& comment = *event.comment;
   if (event.action != "created") {
@@ -178,14 +218,20 @@ void route_comment(const WebhookEvent& event, const RoutingContext& context, Rou
                         .repository = repo,
                         .base = event.default_branch,
                         .kernel = kernel->name,
-                        .reason = reason});
+                        .reason = reason,
+                        .requested_by = comment.author});
+    return;
+  }
+  if (command->verb == "rebase" || command->verb == "ignore") {
+    route_bot_command(event, *command, context, reason, out);
     return;
   }
   if (command->verb != "rerun" && command->verb != "approve" &&
       command->verb != "accept-regression") {
     out.notices.push_back({"command-refused", repo, number, "",
                            "unknown command /kgate " + command->verb +
-                               " (known: optimize <kernel>, rerun, approve, accept-regression)"});
+                               " (known: optimize <kernel>, rerun, approve, accept-regression, "
+                               "rebase, ignore)"});
     out.ignored = "unknown command";
     return;
   }

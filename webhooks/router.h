@@ -68,7 +68,7 @@ struct Routing {
 
 // A "/kgate <verb> [argument]" line in a comment; the first such line counts.
 struct CommentCommand {
-  std::string verb;  // optimize, rerun, approve, accept-regression
+  std::string verb;  // optimize, rerun, approve, accept-regression, rebase, ignore
   std::string argument;
 };
 std::optional<CommentCommand> parse_comment_command(const std::string& body);

@@ -268,6 +268,55 @@ TEST_F(RouterTest, CommentCommands) {
   EXPECT_TRUE(route_payload("issue_comment", edited).jobs.empty());
 }
 
+// `/kgate rebase` and `/kgate ignore` on kgate's own pull request: the kernel
+// comes from the result marker of its description; the login travels with the job.
+TEST_F(RouterTest, RebaseAndIgnoreOnKgatesPullRequest) {
+  json rebase = comment("/kgate rebase");
+  rebase["issue"]["body"] =
+      "kgate found a faster version...\n<!-- kgate:result=0123abcd kernel=rmsnorm base=" +
+      std::string(40, 'b') + " head=" + std::string(40, 'c') + " -->\n";
+  rebase["comment"]["user"]["login"] = "alice";
+  Routing r = route_payload("issue_comment", rebase);
+  ASSERT_EQ(r.jobs.size(), 1u) << r.ignored;
+  EXPECT_EQ(r.jobs[0].kind, JobKind::kRebase);
+  EXPECT_EQ(r.jobs[0].kernel, "rmsnorm");
+  EXPECT_EQ(r.jobs[0].pull_number, 2);
+  EXPECT_EQ(r.jobs[0].requested_by, "alice");
+  EXPECT_FALSE(r.jobs[0].base.empty());  // the default branch
+
+  json ignore = rebase;
+  ignore["comment"]["body"] = "/kgate ignore";
+  r = route_payload("issue_comment", ignore);
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_EQ(r.jobs[0].kind, JobKind::kIgnore);
+  EXPECT_EQ(r.jobs[0].kernel, "rmsnorm");
+  // The JSON the queue stores (and workflow_dispatch receives) keeps all of it.
+  auto back = JobSpec::from_json(r.jobs[0].to_json());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, r.jobs[0]);
+
+  // Someone without write access: refused, as every command.
+  json outsider = ignore;
+  outsider["comment"]["author_association"] = "NONE";
+  r = route_payload("issue_comment", outsider);
+  EXPECT_TRUE(r.jobs.empty());
+  ASSERT_EQ(r.notices.size(), 1u);
+  EXPECT_EQ(r.notices[0].kind, "command-refused");
+
+  // A pull request that is not kgate's (no result marker): refused with a notice.
+  r = route_payload("issue_comment", comment("/kgate ignore"));
+  EXPECT_TRUE(r.jobs.empty());
+  ASSERT_EQ(r.notices.size(), 1u);
+  EXPECT_NE(r.notices[0].message.find("kgate's own pull requests"), std::string::npos);
+
+  // `/kgate optimize` names who asked: it overrides an earlier `/kgate ignore`.
+  json optimize = comment("/kgate optimize rmsnorm");
+  optimize["comment"]["user"]["login"] = "bob";
+  r = route_payload("issue_comment", optimize);
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_EQ(r.jobs[0].requested_by, "bob");
+}
+
 TEST_F(RouterTest, CheckRunRerequested) {
   json p = example_payload("check_run", "rerequested");
   EXPECT_TRUE(route_payload("check_run", p).jobs.empty());  // another app's check run

@@ -5,6 +5,11 @@
 // With --big N it instead posts N deliveries of 25 MB at once and reports the
 // server's peak resident memory (VmHWM).
 //
+// --slowloris N keeps N connections open that send one byte every 2 s and
+// never finish their request (reconnecting when the server cuts them), and
+// --header-flood N keeps N connections sending header lines as fast as the
+// server reads them (reconnecting when cut), while the deliveries are measured.
+//
 // --rate R is open loop: deliveries are due at a fixed rate (R per second,
 // evenly spaced) whatever the answers do, and each answer time runs from
 // when its delivery was due, so a slow answer delays the ones queued behind
@@ -15,7 +20,7 @@
 //
 //   bench_webhooks [--kgate PATH] [--seconds 10] [--connections 8] [--rate 0]
 //                  [--durability full|normal|default] [--big 0] [--source CHECKOUT]
-//                  [--http-threads 8]
+//                  [--http-threads N] [--slowloris 0] [--header-flood 0] [--per-peer N]
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -71,7 +76,7 @@ struct Server {
 };
 
 Server start_server(const fs::path& kgate, const fs::path& work, const std::string& durability,
-                    const std::string& http_threads) {
+                    const std::string& http_threads, const std::string& per_peer) {
   fs::create_directories(work / "repo");
   std::ofstream(work / "job.sh")
       << "#!/bin/sh\nexec sleep 600\n";  // the GPU stays busy: jobs queue up
@@ -89,8 +94,9 @@ Server start_server(const fs::path& kgate, const fs::path& work, const std::stri
                                      "--state-dir",     (work / "state").string(),
                                      "--job-command",   (work / "job.sh").string(),
                                      "--workers",       "1",
-                                     "--drain-timeout", "0",
-                                     "--http-threads",  http_threads};
+                                     "--drain-timeout", "0"};
+    if (!http_threads.empty()) args.insert(args.end(), {"--http-threads", http_threads});
+    if (!per_peer.empty()) args.insert(args.end(), {"--max-connections-per-peer", per_peer});
     // "default": measure what `kgate serve` does when not told.
     if (durability != "default") args.insert(args.end(), {"--durability", durability});
     std::vector<char*> argv;
@@ -133,10 +139,17 @@ struct Connection {
   std::string in;  // answer bytes so far
 };
 
-int connect_loopback(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+// From `source` (127.0.0.x) when given: the attackers are other peers than GitHub.
+int connect_loopback(int port, bool blocking = false, const char* source = nullptr) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | (blocking ? 0 : SOCK_NONBLOCK), 0);
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (source) {
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    inet_pton(AF_INET, source, &local.sin_addr);
+    ::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local);
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(static_cast<uint16_t>(port));
@@ -156,6 +169,71 @@ size_t complete_answer(const std::string& in, int& status) {
   if (at != std::string::npos && at < end) length = std::strtoul(in.c_str() + at + 15, nullptr, 10);
   return in.size() >= end + 4 + length ? end + 4 + length : 0;
 }
+
+// Hostile load next to the measured deliveries: slow sockets and header floods.
+class Attackers {
+ public:
+  Attackers(int port, int slow, int floods) {
+    for (int i = 0; i < slow; ++i) slow_.push_back(-1);
+    if (slow > 0)
+      threads_.emplace_back([this, port] {
+        while (!stop_) {
+          for (int& fd : slow_) {
+            if (fd < 0) {
+              fd = connect_loopback(port, true, "127.0.0.2");
+              send_all(fd, "POST /webhook HTTP/1.1\r\nHost: x\r\nX-Slow: ");
+              ++slow_connections;
+            }
+            if (!send_all(fd, "s")) {
+              ::close(fd);
+              fd = -1;
+            }
+          }
+          for (int i = 0; i < 20 && !stop_; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+        for (int fd : slow_)
+          if (fd >= 0) ::close(fd);
+      });
+    for (int f = 0; f < floods; ++f)
+      threads_.emplace_back([this, port] {
+        std::string lines;
+        for (int i = 0; i < 1000; ++i)
+          lines += "X-Flood-" + std::to_string(i) + ": " + std::string(100, 'f') + "\r\n";
+        while (!stop_) {
+          int fd = connect_loopback(port, true, "127.0.0.3");
+          timeval tv{1, 0};
+          setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+          ++flood_connections;
+          send_all(fd, "POST /webhook HTTP/1.1\r\nHost: x\r\n");
+          // 60,000 header lines, or until the server cuts the connection.
+          for (int i = 0; i < 60 && !stop_ && send_all(fd, lines); ++i) flood_bytes += lines.size();
+          ::close(fd);
+          // Reconnects at most 100 times a second: the generator shares the 2 cores.
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+      });
+  }
+  ~Attackers() {
+    stop_ = true;
+    for (auto& t : threads_) t.join();
+  }
+  std::atomic<long> slow_connections{0}, flood_connections{0}, flood_bytes{0};
+
+ private:
+  static bool send_all(int fd, const std::string& data) {
+    size_t sent = 0;
+    while (sent < data.size()) {
+      ssize_t n = ::send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+  std::vector<int> slow_;
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
 
 struct OpenLoopResult {
   std::vector<double> latencies_ms;
@@ -290,6 +368,7 @@ double quantile(std::vector<double>& v, double q) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  signal(SIGPIPE, SIG_IGN);  // the server may close a connection it refuses mid-body
   fs::path self = fs::read_symlink("/proc/self/exe");
   fs::path kgate =
       arg(argc, argv, "--kgate", (self.parent_path().parent_path() / "kgate").string());
@@ -298,7 +377,11 @@ int main(int argc, char** argv) {
   int big = std::stoi(arg(argc, argv, "--big", "0"));
   std::string durability = arg(argc, argv, "--durability", "default");
   double rate = std::stod(arg(argc, argv, "--rate", "0"));
-  std::string http_threads = arg(argc, argv, "--http-threads", "8");
+  std::string http_threads = arg(argc, argv, "--http-threads", "");  // "": the service's default
+  int slowloris = std::stoi(arg(argc, argv, "--slowloris", "0"));
+  int floods = std::stoi(arg(argc, argv, "--header-flood", "0"));
+  // --max-connections-per-peer of the server ("": its default; 0 also turns off the penalty).
+  std::string per_peer = arg(argc, argv, "--per-peer", "");
   fs::path source = arg(argc, argv, "--source", ".");  // the kgate checkout (run from its root)
 
   std::string body = example_body(source);
@@ -307,7 +390,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   fs::path work = fs::temp_directory_path() / ("kgate-bench-" + std::to_string(getpid()));
-  Server server = start_server(kgate, work, durability, http_threads);
+  Server server = start_server(kgate, work, durability, http_threads, per_peer);
   if (server.port == 0) {
     std::fprintf(stderr, "bench: kgate serve did not start; see %s\n",
                  (work / "serve.log").c_str());
@@ -324,7 +407,7 @@ int main(int argc, char** argv) {
     std::string signature = kgate::webhooks::github_signature(kSecret, huge);
     long before = vm_kb(server.pid, "VmRSS");
     std::vector<std::thread> senders;
-    std::atomic<int> accepted{0};
+    std::atomic<int> accepted{0}, busy{0};
     auto start = Clock::now();
     for (int i = 0; i < big; ++i)
       senders.emplace_back([&, i] {
@@ -336,17 +419,34 @@ int main(int argc, char** argv) {
                               {"X-Hub-Signature-256", signature}};
         auto r = client.Post("/webhook", h, huge, "application/json");
         if (r && r->status == 202) ++accepted;
+        if (!r || r->status == 503) ++busy;  // refused (or reset) for want of memory in time
       });
     for (auto& t : senders) t.join();
     double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     long peak = vm_kb(server.pid, "VmHWM");
-    std::printf("big: %d x %zu-byte deliveries at once, %d answered 202 in %.2f s\n", big,
-                huge.size(), accepted.load(), elapsed);
+    std::printf(
+        "big: %d x %zu-byte deliveries at once, %d answered 202, %d refused (503 or reset) in "
+        "%.2f s\n",
+        big, huge.size(), accepted.load(), busy.load(), elapsed);
     std::printf("server RSS before %.1f MB, peak (VmHWM) %.1f MB\n", before / 1024.0,
                 peak / 1024.0);
   } else if (rate > 0) {
     std::string signature = kgate::webhooks::github_signature(kSecret, body);
+    long rss_before = vm_kb(server.pid, "VmRSS");
+    std::unique_ptr<Attackers> attackers;
+    if (slowloris > 0 || floods > 0) {
+      attackers = std::make_unique<Attackers>(server.port, slowloris, floods);
+      std::this_thread::sleep_for(std::chrono::seconds(2));  // the attack is under way
+    }
     OpenLoopResult r = open_loop(server.port, connections, rate, seconds, body, signature);
+    if (attackers)
+      std::printf(
+          "attack running: %d slow sockets (%ld connections made), %d header flood(s) (%ld "
+          "connections, %.1f MB of header lines written to their sockets)\n",
+          slowloris, attackers->slow_connections.load(), floods,
+          attackers->flood_connections.load(), attackers->flood_bytes.load() / 1e6);
+    attackers.reset();
+    std::printf("server RSS before %.1f MB\n", rss_before / 1024.0);
     std::vector<double>& l = r.latencies_ms;
     size_t n = l.size();
     double p50 = quantile(l, 0.50), p99 = quantile(l, 0.99), p999 = quantile(l, 0.999),

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "bot/bot_identity.h"
 #include "bot/check_run_report.h"
 #include "core/status.h"
 
@@ -63,14 +64,23 @@ class Forge {
                                      const std::string& body) = 0;
   virtual Status close_pull_request(int number) = 0;
   virtual Status add_labels(int number, const std::vector<std::string>& labels) = 0;
-  // The comment holding `marker` (an HTML comment) is edited, or created when absent.
+  // kgate's own comment holding `marker` (an HTML comment) is edited, or one
+  // is created. Only a comment written by identity().login counts: anyone
+  // can paste a marker into a comment of their own.
   virtual Status upsert_comment(int number, const std::string& marker, const std::string& body) = 0;
 
+  // Who kgate is here: the author of its commits and comments.
+  virtual Result<BotIdentity> identity() = 0;
+
+  // The forge's copy of `branch`, brought into the clone at `repo_dir`:
+  // its tip commit, or nullopt when the forge has no such branch.
+  virtual Result<std::optional<std::string>> branch_tip(const std::filesystem::path& repo_dir,
+                                                        const std::string& branch) = 0;
   // Makes the local repository's branch visible to the forge (a push for
-  // GitHub; nothing for the local forge, whose branches are local).
-  virtual Status push_branch(const std::filesystem::path& repo_dir, const std::string& branch) = 0;
-  // A link to a file at a commit, for images in Markdown.
-  virtual std::string file_url(const std::string& commit_sha, const std::string& path) const = 0;
+  // GitHub; nothing for the local forge, whose branches are local). Without
+  // `force` only a fast-forward of the forge's branch is accepted.
+  virtual Status push_branch(const std::filesystem::path& repo_dir, const std::string& branch,
+                             bool force = true) = 0;
 };
 
 }  // namespace kgate::bot

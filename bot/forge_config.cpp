@@ -69,9 +69,11 @@ Result<std::shared_ptr<GitHubCredentials>> github_credentials_from_env(
 }
 
 Result<std::unique_ptr<Forge>> make_forge(const ForgeConfig& config, const EnvLookup& env) {
-  std::string repo = config.github_repo.empty() && config.kind == "github"
-                         ? env_or(env, "GITHUB_REPOSITORY", "")
-                         : config.github_repo;
+  // GITHUB_REPOSITORY (set in every GitHub Actions job) names the repository
+  // unless --forge local says otherwise, and a named repository means GitHub.
+  std::string repo = !config.github_repo.empty() ? config.github_repo
+                     : config.kind == "local"    ? std::string()
+                                                 : env_or(env, "GITHUB_REPOSITORY", "");
   std::string kind = config.kind.empty() ? (repo.empty() ? "local" : "github") : config.kind;
   if (kind == "local") {
     std::filesystem::path state =
@@ -99,7 +101,19 @@ Result<std::unique_ptr<Forge>> make_forge(const ForgeConfig& config, const EnvLo
                           .web_url = !config.web_url.empty() ? config.web_url
                                                              : env_or(env, "GITHUB_SERVER_URL",
                                                                       web_url_for(client.api_url)),
-                          .git_url = config.git_url};
+                          .git_url = config.git_url,
+                          .app_slug = env_or(env, "KGATE_APP_SLUG", ""),
+                          .bot_login = env_or(env, "KGATE_BOT_LOGIN", "")};
+  if (std::string id = env_or(env, "KGATE_BOT_USER_ID", ""); !id.empty()) {
+    char* end = nullptr;
+    long long value = std::strtoll(id.c_str(), &end, 10);
+    if (!end || *end || value <= 0)
+      return Error::bad_input(
+          "KGATE_BOT_USER_ID must be the bot user's numeric id (GET /users/<slug>%5Bbot%5D), "
+          "not '" +
+          id + "'");
+    forge.bot_user_id = value;
+  }
   auto http = std::make_shared<GitHubClient>(*credentials, client);
   return std::unique_ptr<Forge>(std::make_unique<GitHubForge>(http, forge));
 }

@@ -2,7 +2,8 @@
 // Building the configured forge from command-line settings and the
 // environment, for every subcommand that publishes (gate, sweep, optimize,
 // serve):
-//   --forge local|github      default: github when --github-repo is given, else local
+//   --forge local|github      default: github when a repository is named (--github-repo
+//                             or $GITHUB_REPOSITORY), else local
 //   --github-repo OWNER/NAME  default: $GITHUB_REPOSITORY (set in GitHub Actions)
 //   --github-api-url URL      default: $GITHUB_API_URL, else https://api.github.com
 //   --commit-statuses         statuses instead of check runs
@@ -10,6 +11,9 @@
 // Credentials come only from the environment: GITHUB_TOKEN (or GH_TOKEN), or
 // a GitHub App: KGATE_APP_ID + KGATE_APP_PRIVATE_KEY (PEM text) or
 // KGATE_APP_PRIVATE_KEY_FILE + KGATE_INSTALLATION_ID. The App wins when both are set.
+// kgate's identity on GitHub (bot_identity.h): KGATE_APP_SLUG (default: the App's,
+// else "kgate"),
+// KGATE_BOT_USER_ID (default: asked of GitHub), KGATE_BOT_LOGIN (default: derived).
 #include <filesystem>
 #include <functional>
 #include <memory>

@@ -114,7 +114,7 @@ Result<std::string> current_branch(const std::filesystem::path& repo_dir) {
   if (git_repository_head_detached(repo.get()) == 1)
     return Error::bad_input("the repository at " + repo_dir.string() +
                             " has a detached HEAD: check out the branch pull requests should "
-                            "target");
+                            "target, or name it with --base-branch");
   Reference head;
   if (git_repository_head(head.out(), repo.get()) != 0)
     return Error::bad_input(
@@ -138,17 +138,29 @@ Result<std::string> read_file_at(const std::filesystem::path& repo_dir, const st
 
 Result<BranchCommit> write_branch(const std::filesystem::path& repo_dir,
                                   const std::string& base_rev, const std::string& branch,
-                                  const std::vector<FileChange>& files,
-                                  const std::string& message) {
+                                  const std::vector<FileChange>& files, const std::string& message,
+                                  const BotIdentity& author) {
   Repo repo;
   KGATE_RETURN_IF_ERROR(open_repo(repo_dir, repo));
   Commit base;
-  Result<git_oid> base_oid = resolve_commit(repo.get(), base_rev, base);
-  if (!base_oid.ok()) return base_oid.error();
   Tree tree;
-  if (git_commit_tree(tree.out(), base.get()) != 0)
-    return Error::infrastructure(git_error_text("cannot read the tree of " + base_rev));
-  git_oid tree_oid = *git_tree_id(tree.get());
+  git_oid tree_oid;
+  BranchCommit result;
+  if (base_rev.empty()) {
+    // A root commit: the branch starts its own history (kgate/baselines).
+    TreeBuilder empty;
+    if (git_treebuilder_new(empty.out(), repo.get(), nullptr) != 0 ||
+        git_treebuilder_write(&tree_oid, empty.get()) != 0 ||
+        git_tree_lookup(tree.out(), repo.get(), &tree_oid) != 0)
+      return Error::infrastructure(git_error_text("cannot write an empty git tree"));
+  } else {
+    Result<git_oid> base_oid = resolve_commit(repo.get(), base_rev, base);
+    if (!base_oid.ok()) return base_oid.error();
+    if (git_commit_tree(tree.out(), base.get()) != 0)
+      return Error::infrastructure(git_error_text("cannot read the tree of " + base_rev));
+    tree_oid = *git_tree_id(tree.get());
+    result.base_sha = oid_hex(*base_oid);
+  }
   for (const FileChange& f : files) {
     if (f.path.empty() || f.path[0] == '/' || f.path.find("..") != std::string::npos)
       return Error::bad_input("refusing to write '" + f.path + "': not a repository-relative path");
@@ -162,19 +174,17 @@ Result<BranchCommit> write_branch(const std::filesystem::path& repo_dir,
     if (!next.ok()) return next.error();
     tree_oid = *next;
   }
-  BranchCommit result;
-  result.base_sha = oid_hex(*base_oid);
   result.changes_base = !git_oid_equal(&tree_oid, git_tree_id(tree.get()));
 
   Tree new_tree;
   Signature sig;
   if (git_tree_lookup(new_tree.out(), repo.get(), &tree_oid) != 0 ||
-      git_signature_now(sig.out(), kBotName, kBotEmail) != 0)
+      git_signature_now(sig.out(), author.name.c_str(), author.email.c_str()) != 0)
     return Error::infrastructure(git_error_text("cannot prepare the commit"));
   git_oid commit_oid;
   const git_commit* parents[] = {base.get()};
   if (git_commit_create(&commit_oid, repo.get(), nullptr, sig.get(), sig.get(), "UTF-8",
-                        message.c_str(), new_tree.get(), 1, parents) != 0)
+                        message.c_str(), new_tree.get(), base.get() ? 1 : 0, parents) != 0)
     return Error::infrastructure(git_error_text("cannot create the commit"));
   Reference ref;
   std::string ref_name = "refs/heads/" + branch;

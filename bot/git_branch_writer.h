@@ -1,12 +1,15 @@
 #pragma once
 // Writes a branch in a local repository without touching its working tree
 // or index: a commit on top of a base revision whose tree is the base's tree
-// with some files replaced, authored by kgate[bot]. The branch is moved to
-// the new commit (created, or reset: the branch belongs to kgate).
+// with some files replaced, authored and committed by kgate's identity
+// (bot_identity.h). The branch is moved to the new commit (created, or
+// reset): callers check first that the branch holds nobody else's commits
+// (branch_ownership.h).
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "bot/bot_identity.h"
 #include "core/status.h"
 
 namespace kgate::bot {
@@ -22,13 +25,12 @@ struct BranchCommit {
   bool changes_base = true;  // false when the files already had this content at base
 };
 
-inline constexpr const char* kBotName = "kgate[bot]";
-inline constexpr const char* kBotEmail = "kgate[bot]@users.noreply.github.com";
-
-// `base_rev` is anything git rev-parse accepts ("main", a SHA, "HEAD~1").
+// `base_rev` is anything git rev-parse accepts ("main", a SHA, "HEAD~1"),
+// or empty for a root commit whose tree holds only `files`.
 Result<BranchCommit> write_branch(const std::filesystem::path& repo_dir,
                                   const std::string& base_rev, const std::string& branch,
-                                  const std::vector<FileChange>& files, const std::string& message);
+                                  const std::vector<FileChange>& files, const std::string& message,
+                                  const BotIdentity& author = BotIdentity{});
 
 // The SHA a revision resolves to in the repository.
 Result<std::string> resolve_revision(const std::filesystem::path& repo_dir, const std::string& rev);

@@ -32,7 +32,7 @@ int on_push_update(const char* refname, const char* status, void* payload) {
 }  // namespace
 
 Status push_branch_to(const std::filesystem::path& repo_dir, const std::string& remote_url,
-                      const std::string& branch, const std::string& password) {
+                      const std::string& branch, const std::string& password, bool force) {
   ensure_libgit2();
   register_secret(password);
   git_repository* repo = nullptr;
@@ -50,7 +50,7 @@ Status push_branch_to(const std::filesystem::path& repo_dir, const std::string& 
     options.callbacks.credentials = on_credentials;
     options.callbacks.push_update_reference = on_push_update;
     options.callbacks.payload = &state;
-    std::string refspec = "+refs/heads/" + branch + ":refs/heads/" + branch;
+    std::string refspec = (force ? "+" : "") + ("refs/heads/" + branch + ":refs/heads/" + branch);
     char* specs[] = {refspec.data()};
     git_strarray refspecs = {specs, 1};
     if (git_remote_push(remote, &refspecs, &options) != 0)

@@ -61,6 +61,17 @@ Result<std::string> GitHubAppCredentials::git_password() {
   return token();
 }
 
+Result<std::string> GitHubAppCredentials::app_slug() {
+  GitHubClient client(std::make_shared<AppJwtCredentials>(config_.app_id, config_.private_key_pem,
+                                                          config_.client.now),
+                      config_.client);
+  Result<nlohmann::json> app = client.call("GET", "/app");
+  if (!app.ok()) return app.error().with_context("reading GitHub App " + config_.app_id);
+  if (!app->is_object() || !(*app)["slug"].is_string())
+    return Error::infrastructure("GitHub described App " + config_.app_id + " without a slug");
+  return (*app)["slug"].get<std::string>();
+}
+
 std::string GitHubAppCredentials::describe() const {
   return "GitHub App " + config_.app_id + " (installation " + config_.installation_id + ")";
 }

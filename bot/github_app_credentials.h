@@ -32,6 +32,8 @@ class GitHubAppCredentials : public GitHubCredentials {
   Result<std::string> authorization() override;
   Result<std::string> git_password() override;
   std::string describe() const override;
+  bool is_app() const override { return true; }
+  Result<std::string> app_slug() override;
 
   int exchanges() const { return exchanges_; }  // how many tokens were fetched
 

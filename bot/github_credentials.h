@@ -19,6 +19,10 @@ class GitHubCredentials {
   virtual Result<std::string> git_password() = 0;
   // "a token", "GitHub App 123 (installation 456)": for messages, never the secret.
   virtual std::string describe() const = 0;
+  // A GitHub App installation (acting as its bot user "<slug>[bot]").
+  virtual bool is_app() const { return false; }
+  // The App's slug (GET /app); empty for anything but an App.
+  virtual Result<std::string> app_slug() { return std::string(); }
 };
 
 // A fixed token (GITHUB_TOKEN, a personal access token).

@@ -4,6 +4,7 @@
 
 #include "bot/git_push.h"
 #include "bot/redact.h"
+#include "bot/remote_branch.h"
 #include "bot/summary_fit.h"
 
 namespace kgate::bot {
@@ -186,13 +187,62 @@ Status GitHubForge::add_labels(int number, const std::vector<std::string>& label
   return {};
 }
 
+Result<BotIdentity> GitHubForge::identity() {
+  if (identity_) return *identity_;
+  BotIdentity id;
+  std::string slug = config_.app_slug;
+  if (slug.empty() && client_->credentials().is_app()) {
+    Result<std::string> own = client_->credentials().app_slug();
+    if (!own.ok()) return own.error().with_context("learning kgate's GitHub App (KGATE_APP_SLUG)");
+    slug = *own;
+  }
+  if (slug.empty()) slug = "kgate";
+  id.name = bot_login_for_slug(slug);
+  int64_t user_id = config_.bot_user_id;
+  if (user_id <= 0) {
+    // The bot user of a GitHub App is public: GET /users/<slug>[bot].
+    std::string path = "/users/" + slug + "%5Bbot%5D";
+    Result<ApiResponse> user = client_->send("GET", path);
+    if (!user.ok()) return user.error().with_context("looking up kgate's bot user " + id.name);
+    if (user->status == 200 && user->json.is_object() && user->json["id"].is_number_integer())
+      user_id = user->json["id"].get<int64_t>();
+    else if (user->status != 404)
+      return Error::infrastructure(describe_github_error("GET", path, *user));
+    // 404: no App of that slug (a token without an App); commits carry the address without an id.
+  }
+  id.email = noreply_email(user_id, id.name);
+  if (!config_.bot_login.empty()) {
+    id.login = config_.bot_login;
+  } else if (client_->credentials().is_app()) {
+    id.login = id.name;
+  } else {
+    // A personal token has a user; an installation token (an App's, handed
+    // over as GITHUB_TOKEN) has none and acts as the App's bot user.
+    Result<ApiResponse> me = client_->send("GET", "/user");
+    if (me.ok() && me->status == 200 && me->json.is_object() && me->json["login"].is_string())
+      id.login = me->json["login"].get<std::string>();
+    else if (me.ok() && me->status == 403)
+      id.login = id.name;
+    else
+      id.login = "";  // unknown: no comment counts as kgate's, so none is edited
+  }
+  identity_ = id;
+  return id;
+}
+
 Status GitHubForge::upsert_comment(int number, const std::string& marker, const std::string& body) {
   const std::string text = body.find(marker) == std::string::npos ? marker + "\n" + body : body;
+  Result<BotIdentity> me = identity();
+  if (!me.ok()) return me.error();
   Result<json> comments = client_->get_all(repo_path() + "/issues/" + std::to_string(number) +
                                            "/comments?per_page=100");
   if (!comments.ok()) return comments.error().with_context("reading comments");
   for (const auto& c : *comments) {
-    if (c["body"].is_string() && c["body"].get<std::string>().find(marker) != std::string::npos &&
+    // A marker anyone can type; the author only kgate can be.
+    const json& user = c.contains("user") && c["user"].is_object() ? c["user"] : json::object();
+    bool ours = !me->login.empty() && user.value("login", std::string()) == me->login;
+    if (ours && c["body"].is_string() &&
+        c["body"].get<std::string>().find(marker) != std::string::npos &&
         c["id"].is_number_integer()) {
       Result<json> r = client_->call(
           "PATCH", repo_path() + "/issues/comments/" + std::to_string(c["id"].get<long long>()),
@@ -208,15 +258,18 @@ Status GitHubForge::upsert_comment(int number, const std::string& marker, const 
   return {};
 }
 
-Status GitHubForge::push_branch(const std::filesystem::path& repo_dir, const std::string& branch) {
+Result<std::optional<std::string>> GitHubForge::branch_tip(const std::filesystem::path& repo_dir,
+                                                           const std::string& branch) {
   Result<std::string> password = client_->credentials().git_password();
   if (!password.ok()) return password.error();
-  return push_branch_to(repo_dir, config_.git_url, branch, *password);
+  return fetch_remote_branch(repo_dir, config_.git_url, branch, *password);
 }
 
-std::string GitHubForge::file_url(const std::string& commit_sha, const std::string& path) const {
-  return config_.web_url + "/" + config_.owner + "/" + config_.repo + "/blob/" + commit_sha + "/" +
-         path + "?raw=true";
+Status GitHubForge::push_branch(const std::filesystem::path& repo_dir, const std::string& branch,
+                                bool force) {
+  Result<std::string> password = client_->credentials().git_password();
+  if (!password.ok()) return password.error();
+  return push_branch_to(repo_dir, config_.git_url, branch, *password, force);
 }
 
 }  // namespace kgate::bot

@@ -20,8 +20,17 @@ struct GitHubForgeConfig {
   // Commit statuses instead of check runs: for tokens without checks:write
   // (a personal token cannot create check runs; only Apps and GITHUB_TOKEN can).
   bool use_commit_statuses = false;
-  std::string web_url = "https://github.com";  // for file links and the default git URL
+  std::string web_url = "https://github.com";  // for the default git URL
   std::string git_url;                         // empty: <web_url>/<owner>/<repo>.git
+  // kgate's identity (bot_identity.h): the GitHub App's slug, whose bot user
+  // "<slug>[bot]" authors commits and (with App credentials) comments (empty:
+  // the App's own, GET /app, with App credentials; else "kgate"); the bot
+  // user's id for its no-reply address (0: asked of GET /users/<slug>[bot]);
+  // the login comments are written by (empty: "<slug>[bot]" with App
+  // credentials, else the token's user from GET /user).
+  std::string app_slug;
+  int64_t bot_user_id = 0;
+  std::string bot_login;
 };
 
 inline constexpr size_t kAnnotationBatch = 50;
@@ -42,14 +51,18 @@ class GitHubForge : public Forge {
   Status close_pull_request(int number) override;
   Status add_labels(int number, const std::vector<std::string>& labels) override;
   Status upsert_comment(int number, const std::string& marker, const std::string& body) override;
-  Status push_branch(const std::filesystem::path& repo_dir, const std::string& branch) override;
-  std::string file_url(const std::string& commit_sha, const std::string& path) const override;
+  Result<BotIdentity> identity() override;
+  Result<std::optional<std::string>> branch_tip(const std::filesystem::path& repo_dir,
+                                                const std::string& branch) override;
+  Status push_branch(const std::filesystem::path& repo_dir, const std::string& branch,
+                     bool force = true) override;
 
  private:
   std::string repo_path() const { return "/repos/" + config_.owner + "/" + config_.repo; }
 
   std::shared_ptr<GitHubClient> client_;
   GitHubForgeConfig config_;
+  std::optional<BotIdentity> identity_;  // learned once
 };
 
 // GitHub's commit-status state for a check conclusion.

@@ -272,20 +272,19 @@ Result<std::vector<std::string>> LocalForge::comments(int number) const {
   return out;
 }
 
-Status LocalForge::push_branch(const fs::path& repo_dir, const std::string& branch) {
+Status LocalForge::push_branch(const fs::path& repo_dir, const std::string& branch, bool) {
   // The branch is already where the local forge keeps branches; check it is there.
   Result<std::string> sha = resolve_revision(repo_dir, "refs/heads/" + branch);
   if (!sha.ok()) return sha.error().with_context("the local forge has no branch " + branch);
   return {};
 }
 
-std::string LocalForge::file_url(const std::string& commit_sha, const std::string& path) const {
-  // A copy next to the pull requests, so pulls/<n>.md shows it with a relative link.
-  const std::string rel = "files/" + commit_sha.substr(0, 12) + "/" + path;
-  Result<std::string> content = read_file_at(repo_dir_, commit_sha, path);
-  if (!content.ok() || !write_file_atomic(state_dir_ / rel, *content).ok())
-    return "git:" + commit_sha + ":" + path;  // `git show <sha>:<path>` still prints it
-  return "../" + rel;
+Result<std::optional<std::string>> LocalForge::branch_tip(const fs::path& repo_dir,
+                                                          const std::string& branch) {
+  // The local forge's branches are the clone's own.
+  Result<std::string> sha = resolve_revision(repo_dir, "refs/heads/" + branch);
+  if (!sha.ok()) return std::optional<std::string>();
+  return std::optional<std::string>(*sha);
 }
 
 }  // namespace kgate::bot

@@ -35,8 +35,11 @@ class LocalForge : public Forge {
   Status close_pull_request(int number) override;
   Status add_labels(int number, const std::vector<std::string>& labels) override;
   Status upsert_comment(int number, const std::string& marker, const std::string& body) override;
-  Status push_branch(const std::filesystem::path& repo_dir, const std::string& branch) override;
-  std::string file_url(const std::string& commit_sha, const std::string& path) const override;
+  Result<BotIdentity> identity() override { return BotIdentity{}; }
+  Result<std::optional<std::string>> branch_tip(const std::filesystem::path& repo_dir,
+                                                const std::string& branch) override;
+  Status push_branch(const std::filesystem::path& repo_dir, const std::string& branch,
+                     bool force = true) override;
 
   // Every pull request, lowest number first (for `kgate prs`).
   Result<std::vector<PullRequest>> all_pull_requests() const;

@@ -143,7 +143,8 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
     if (!branch.ok()) return branch.error();
     out.base_branch = *branch;
   }
-  Result<std::string> base_rev = resolve_revision(options.repo_dir, out.base_branch);
+  Result<std::string> base_rev = resolve_revision(
+      options.repo_dir, options.base_rev.empty() ? out.base_branch : options.base_rev);
   if (!base_rev.ok()) return base_rev.error();
   out.base_rev = *base_rev;
 

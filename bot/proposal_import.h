@@ -22,6 +22,9 @@ struct ProposalImportOptions {
   std::filesystem::path repo_dir = ".";  // the git clone (any folder inside it)
   std::filesystem::path manifest_path;   // kgate.json; empty: the proposal's "manifest"
   std::string base_branch;               // empty: the branch the clone has checked out
+  // The commit the result was measured on, which the branch is written on
+  // top of (a CI job that checked out a commit); empty: base_branch's tip.
+  std::string base_rev;
   // Bytes per second the device really reaches (a measured copy), for the
   // roofline section; 0 when none was measured on this GPU.
   double bandwidth_ceiling = 0;

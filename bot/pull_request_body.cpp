@@ -2,8 +2,10 @@
 
 #include <cstdio>
 
+#include "bot/latency_chart.h"
 #include "bot/redact.h"
 #include "bot/summary_fit.h"
+#include "bot/untrusted_text.h"
 #include "core/number_format.h"
 
 namespace kgate::bot {
@@ -45,34 +47,32 @@ std::string pull_request_title(const PullRequestProposal& p) {
   return redact(title);
 }
 
-std::string result_marker(const PullRequestProposal& p) {
+std::string result_marker(const PullRequestProposal& p, const std::string& head_sha) {
   std::string marker = "<!-- kgate:result=" + result_hash(p) + " kernel=" + p.kernel;
   if (!p.base_rev.empty()) marker += " base=" + p.base_rev;
+  if (!head_sha.empty()) marker += " head=" + head_sha;
   return marker + " -->";
 }
 
-std::optional<std::string> result_hash_in(const std::string& body) {
-  const std::string key = "<!-- kgate:result=";
-  size_t at = body.find(key);
-  if (at == std::string::npos) return std::nullopt;
-  size_t start = at + key.size();
-  size_t end = body.find_first_of(" -", start);
-  if (end == std::string::npos) return std::nullopt;
-  return body.substr(start, end - start);
+std::string commands_footer(const PullRequestProposal& p) {
+  const std::string k = "`" + p.kernel + "`";
+  return "<details><summary>kgate commands</summary>\n\n"
+         "Comment on this pull request (people with write access to the repository):\n\n"
+         "- `/kgate rebase`: run a new episode on the current `" +
+         p.base_branch +
+         "` and recreate this branch from it, replacing commits that others added to the "
+         "branch.\n"
+         "- `/kgate ignore`: close this pull request; kgate proposes nothing for " +
+         k + " again until someone comments `/kgate optimize " + p.kernel +
+         "`.\n"
+         "- `/kgate optimize " +
+         p.kernel +
+         "`: run a new episode now.\n\n"
+         "kgate never updates this branch over commits someone else pushed to it; it says so "
+         "in a comment instead.\n\n</details>\n";
 }
 
-std::optional<std::string> result_base_in(const std::string& body) {
-  size_t marker = body.find("<!-- kgate:result=");
-  if (marker == std::string::npos) return std::nullopt;
-  size_t end = body.find("-->", marker);
-  size_t at = body.find(" base=", marker);
-  if (at == std::string::npos || at > end) return std::nullopt;
-  at += 6;
-  size_t stop = body.find(' ', at);
-  return body.substr(at, stop - at);
-}
-
-std::string pull_request_body(const PullRequestProposal& p, const std::string& chart_url) {
+std::string pull_request_body(const PullRequestProposal& p, const std::string& head_sha) {
   std::string b;
   const std::string speed = format_speedup(p.speedup);
   b += "kgate found a faster version of **`" + p.kernel + "`** (`" + p.source_path + "`): **" +
@@ -89,7 +89,8 @@ std::string pull_request_body(const PullRequestProposal& p, const std::string& c
          format_seconds(r.after_s) + " | " + format_change(r.change, r.ci_low, r.ci_high) + " | " +
          format_error(r.max_error) + " | " + cell(r.verdict) + " |\n";
   b += "\n";
-  if (!chart_url.empty()) b += "![before and after per shape](" + chart_url + ")\n\n";
+  b += mermaid_latency_chart(p.kernel + ": latency per shape, after as % of before", p.shapes);
+  b += "\n";
 
   if (!p.profile_before.empty() || !p.profile_after.empty()) {
     b += "## Profile\n\n";
@@ -104,9 +105,12 @@ std::string pull_request_body(const PullRequestProposal& p, const std::string& c
     b += "## How the agent got there\n\n";
     for (size_t i = 0; i < p.iterations.size(); ++i) {
       const IterationNote& it = p.iterations[i];
+      // The agent's words are shown, never interpreted (bot/untrusted_text.h).
       b += "<details><summary>Iteration " + std::to_string(i + 1) +
-           (it.outcome.empty() ? "" : ": " + cell(it.outcome)) + "</summary>\n\n";
-      b += "**Plan.** " + it.plan + "\n\n**Reflection.** " + it.reflection + "\n\n</details>\n\n";
+           (it.outcome.empty() ? "" : ": " + neutralize_untrusted_line(it.outcome)) +
+           "</summary>\n\n";
+      b += "**Plan.** " + neutralize_untrusted(it.plan) + "\n\n**Reflection.** " +
+           neutralize_untrusted(it.reflection) + "\n\n</details>\n\n";
     }
   }
   if (!p.reproduce.empty()) {
@@ -123,13 +127,15 @@ std::string pull_request_body(const PullRequestProposal& p, const std::string& c
   b += "_Opened by kgate. Closing this pull request tells kgate not to propose this result "
        "again; a new result for `" +
        p.kernel + "` will update or replace it._\n";
-  const std::string marker = "\n" + result_marker(p) + "\n";
+  // The commands and the marker survive any shortening.
+  const std::string tail =
+      "\n" + redact(commands_footer(p)) + "\n" + result_marker(p, head_sha) + "\n";
   b = redact(b);
-  if (b.size() + marker.size() > kGitHubBodyLimit) {
+  if (b.size() + tail.size() > kGitHubBodyLimit) {
     const std::string note = "\n\n_(shortened to fit GitHub's limit)_\n";
-    b = utf8_prefix(b, kGitHubBodyLimit - marker.size() - note.size()) + note;
+    b = utf8_prefix(b, kGitHubBodyLimit - tail.size() - note.size()) + note;
   }
-  return b + marker;
+  return b + tail;
 }
 
 }  // namespace kgate::bot

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bot/pull_request_proposal.h"
+#include "bot/result_marker.h"
 
 namespace kgate::bot {
 
@@ -15,15 +16,15 @@ inline constexpr size_t kGitHubBodyLimit = 65536;
 // "kgate: rmsnorm 1.24x faster on NVIDIA H100 80GB HBM3"
 std::string pull_request_title(const PullRequestProposal& proposal);
 
-// `chart_url` may be empty (no chart). The body ends with the result marker.
-std::string pull_request_body(const PullRequestProposal& proposal, const std::string& chart_url);
+// The body ends with the commands footer and the result marker; `head_sha`
+// is the commit kgate pushes to the branch (empty: not recorded).
+std::string pull_request_body(const PullRequestProposal& proposal, const std::string& head_sha);
 
-// "<!-- kgate:result=<hash> kernel=<kernel> base=<base_rev> -->"
-std::string result_marker(const PullRequestProposal& proposal);
-// The hash in a body's result marker, if it has one.
-std::optional<std::string> result_hash_in(const std::string& body);
-// The revision the result was measured against (" base=<rev>" in the marker), if recorded.
-std::optional<std::string> result_base_in(const std::string& body);
+// "<!-- kgate:result=<hash> kernel=<kernel> base=<base_rev> head=<head_sha> -->"
+std::string result_marker(const PullRequestProposal& proposal, const std::string& head_sha = "");
+// The commands people can give kgate on its pull request, as a collapsed list.
+std::string commands_footer(const PullRequestProposal& proposal);
+// Reading the marker back: bot/result_marker.h.
 
 // "-12.3% [-14.0%, -10.1%]"
 std::string format_change(double change, double ci_low, double ci_high);

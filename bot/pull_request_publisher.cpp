@@ -1,9 +1,9 @@
 #include "bot/pull_request_publisher.h"
 
+#include "bot/branch_ownership.h"
 #include "bot/git_branch_writer.h"
 #include "bot/pull_request_body.h"
 #include "bot/redact.h"
-#include "bot/svg_chart.h"
 #include "core/log.h"
 #include "core/number_format.h"
 
@@ -11,6 +11,16 @@ namespace kgate::bot {
 namespace {
 
 const std::vector<std::string> kLabels = {"kgate", "performance"};
+
+bool ignored(const PullRequest& pr) {
+  return pr.state != "open" && pr.body.find(kIgnoredMarker) != std::string::npos;
+}
+
+std::string short_shas(const std::vector<ForeignCommit>& commits) {
+  std::string out;
+  for (const ForeignCommit& c : commits) out += (out.empty() ? "" : ", ") + c.sha.substr(0, 12);
+  return out;
+}
 
 }  // namespace
 
@@ -26,15 +36,16 @@ const char* to_string(ProposalAction action) {
       return "declined";
     case ProposalAction::kAlreadyInBase:
       return "already-in-base";
+    case ProposalAction::kBlocked:
+      return "blocked";
+    case ProposalAction::kIgnored:
+      return "ignored";
   }
   return "?";
 }
 
-std::string chart_path_for(const std::string& kernel) {
-  return ".kgate/optimize/" + kernel + ".svg";
-}
-
-Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal& p) {
+Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal& p,
+                                                      const ProposeOptions& options) {
   if (p.kernel.empty() || p.source_path.empty() || p.base_branch.empty())
     return Error::bad_input(
         "a pull request proposal needs a kernel, a source path and a base branch");
@@ -45,8 +56,18 @@ Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal&
 
   Result<std::vector<PullRequest>> existing = forge_.pull_requests_for_branch(out.branch);
   if (!existing.ok()) return existing.error();
+  if (!existing->empty() && ignored(existing->front()) && !options.unignore) {
+    const PullRequest& pr = existing->front();
+    out.action = ProposalAction::kIgnored;
+    out.number = pr.number;
+    out.url = pr.url;
+    out.message = p.kernel + " is ignored (`/kgate ignore` on #" + std::to_string(pr.number) +
+                  "); comment `/kgate optimize " + p.kernel + "` to have kgate propose it again";
+    return out;
+  }
   const PullRequest* open = nullptr;
   for (const PullRequest& pr : *existing) {
+    if (options.unignore && ignored(pr)) continue;  // asked for again: its result may come back
     std::optional<std::string> h = result_hash_in(pr.body);
     if (pr.state != "open" && h && *h == hash) {
       out.action = ProposalAction::kDeclined;
@@ -58,7 +79,42 @@ Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal&
     }
     if (pr.state == "open" && !open) open = &pr;
   }
-  if (open && result_hash_in(open->body) == hash) {
+  // The forge's copy of the branch: whose commits does it hold?
+  Result<BotIdentity> me = forge_.identity();
+  if (!me.ok()) return me.error();
+  Result<std::optional<std::string>> tip = forge_.branch_tip(repo_dir_, out.branch);
+  if (!tip.ok()) return tip.error().with_context("reading " + out.branch);
+  std::vector<ForeignCommit> foreign;
+  std::optional<std::string> last_pushed = open ? result_head_in(open->body) : std::nullopt;
+  if (*tip && (!last_pushed || *last_pushed != **tip)) {
+    std::vector<std::string> bases = {base_rev};
+    if (open)
+      if (auto measured = result_base_in(open->body)) bases.push_back(*measured);
+    Result<std::vector<ForeignCommit>> found = foreign_commits(repo_dir_, **tip, bases, *me);
+    if (!found.ok()) return found.error().with_context("reading " + out.branch);
+    foreign = std::move(found.value());
+  }
+  if (!foreign.empty() && !options.take_over) {
+    out.action = ProposalAction::kBlocked;
+    const std::string who = describe_authors(foreign);
+    out.message = "kgate will not update " + out.branch + ": it has commits by " + who;
+    if (open) {
+      out.number = open->number;
+      out.url = open->url;
+      KGATE_RETURN_IF_ERROR(forge_.upsert_comment(
+          open->number, kBlockedCommentMarker,
+          std::string(kBlockedCommentMarker) +
+              "\nkgate will not update this branch because it has commits by " + who +
+              "; comment `/kgate rebase` to let kgate take it over.\n\nkgate has a new result "
+              "for `" +
+              p.kernel + "` (" + format_speedup(p.speedup) + ", result `" + hash +
+              "`, measured against `" + base_rev.substr(0, 12) +
+              "`). Taking the branch over recreates it from `" + p.base_branch +
+              "` without the commits " + short_shas(foreign) + "."));
+    }
+    return out;
+  }
+  if (open && result_hash_in(open->body) == hash && foreign.empty()) {
     out.action = ProposalAction::kUnchanged;
     out.number = open->number;
     out.url = open->url;
@@ -91,22 +147,26 @@ Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal&
 
   std::vector<FileChange> files;
   for (const FileChange& f : changed) files.push_back({f.path, redact(f.content)});
-  files.push_back(
-      {chart_path_for(p.kernel),
-       render_before_after_svg(p.kernel + ": latency per shape, before and after", p.shapes)});
   std::string message = "kgate: " + p.kernel + " " + format_speedup(p.speedup) + " faster" +
                         (p.gpu.empty() ? "" : " on " + p.gpu) + "\n\nResult " + hash +
                         ", measured against " + base_rev + ".\n";
   Result<BranchCommit> commit =
-      write_branch(repo_dir_, base_rev, out.branch, files, redact(message));
+      write_branch(repo_dir_, base_rev, out.branch, files, redact(message), *me);
   if (!commit.ok()) return commit.error();
   out.commit_sha = commit->commit_sha;
   progress("pushing " + out.branch + " to " + forge_.describe());
   KGATE_RETURN_IF_ERROR(forge_.push_branch(repo_dir_, out.branch));
 
   const std::string title = pull_request_title(p);
-  const std::string body =
-      pull_request_body(p, forge_.file_url(commit->commit_sha, chart_path_for(p.kernel)));
+  const std::string body = pull_request_body(p, commit->commit_sha);
+  if (open && !foreign.empty())
+    KGATE_RETURN_IF_ERROR(
+        forge_.upsert_comment(open->number, kBlockedCommentMarker,
+                              std::string(kBlockedCommentMarker) +
+                                  "\nkgate took this branch over (`/kgate rebase`) "
+                                  "and recreated it from `" +
+                                  p.base_branch + "`. The commits by " + describe_authors(foreign) +
+                                  " are no longer on it: " + short_shas(foreign) + "."));
   if (open) {
     KGATE_RETURN_IF_ERROR(forge_.update_pull_request(open->number, title, body));
     std::string previous = result_hash_in(open->body).value_or("unknown");
@@ -159,6 +219,29 @@ Result<int> PullRequestPublisher::withdraw_if_obsolete(const std::string& kernel
     return 0;
   }
   return 0;
+}
+
+Status PullRequestPublisher::ignore(const std::string& kernel, int number, const std::string& by) {
+  Result<std::vector<PullRequest>> existing =
+      forge_.pull_requests_for_branch(branch_for_kernel(kernel));
+  if (!existing.ok()) return existing.error();
+  for (const PullRequest& pr : *existing) {
+    if (pr.number != number) continue;
+    if (ignored(pr)) return {};  // said twice
+    const std::string who = by.empty() ? "someone" : "@" + by;
+    KGATE_RETURN_IF_ERROR(forge_.upsert_comment(
+        number, kIgnoreCommentMarker,
+        std::string(kIgnoreCommentMarker) + "\nkgate closed this pull request because " + who +
+            " commented `/kgate ignore`: it proposes nothing for `" + kernel +
+            "` again until someone comments `/kgate optimize " + kernel + "`."));
+    KGATE_RETURN_IF_ERROR(
+        forge_.update_pull_request(number, pr.title, pr.body + "\n" + kIgnoredMarker + "\n"));
+    KGATE_RETURN_IF_ERROR(forge_.add_labels(number, {kIgnoredLabel}));
+    if (pr.state == "open") KGATE_RETURN_IF_ERROR(forge_.close_pull_request(number));
+    return {};
+  }
+  return Error::bad_input("#" + std::to_string(number) + " is not kgate's pull request for `" +
+                          kernel + "` (branch " + branch_for_kernel(kernel) + ")");
 }
 
 Result<int> PullRequestPublisher::withdraw(const std::string& kernel, const std::string& reason) {

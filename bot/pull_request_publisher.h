@@ -1,11 +1,19 @@
 #pragma once
-// Turns an accepted candidate into a pull request, without ever spamming:
+// Turns an accepted candidate into a pull request, without ever spamming
+// and without ever overwriting people's work:
 //  - one branch per kernel (kgate/optimize/<kernel>), rewritten from the base
-//    with the candidate and a chart under .kgate/, then force-pushed;
+//    with the candidate's files only (the chart is in the body), committed
+//    as kgate's identity and force-pushed;
+//  - but only while every commit on the forge's copy of the branch that the
+//    base lacks is kgate's own: a branch someone else pushed to is left
+//    alone, with one comment saying so, until `/kgate rebase` (take_over);
 //  - an open pull request for that branch is updated (title, body, one
 //    edited "updated" comment), never duplicated;
 //  - a closed pull request carrying the same result hash is not reopened and
 //    the result is not proposed again;
+//  - after `/kgate ignore` (ignore()) nothing is proposed for the kernel
+//    until a new `/kgate optimize` (unignore); the state lives on the forge,
+//    in the closed pull request, so every kgate process sees it;
 //  - withdraw() closes an open one that a newer base made obsolete, with a
 //    comment that says why.
 #include <filesystem>
@@ -23,6 +31,8 @@ enum class ProposalAction {
   kUnchanged,      // the open one already carries this result
   kDeclined,       // a closed pull request had this result: not proposed again
   kAlreadyInBase,  // the base already has this source: nothing to propose
+  kBlocked,        // the branch has someone else's commits: left alone, said so
+  kIgnored,        // `/kgate ignore` holds for this kernel: nothing proposed
 };
 const char* to_string(ProposalAction action);
 
@@ -37,6 +47,19 @@ struct ProposalOutcome {
 
 inline constexpr const char* kUpdateCommentMarker = "<!-- kgate:update -->";
 inline constexpr const char* kCloseCommentMarker = "<!-- kgate:closed -->";
+inline constexpr const char* kBlockedCommentMarker = "<!-- kgate:blocked -->";
+inline constexpr const char* kIgnoreCommentMarker = "<!-- kgate:ignore -->";
+// In the body of a pull request closed by `/kgate ignore`.
+inline constexpr const char* kIgnoredMarker = "<!-- kgate:ignored -->";
+inline constexpr const char* kIgnoredLabel = "kgate:ignored";
+
+struct ProposeOptions {
+  // `/kgate rebase`: rewrite the branch even though others pushed commits to it.
+  bool take_over = false;
+  // `/kgate optimize` or `/kgate rebase` asked for this: an earlier `/kgate ignore` no longer
+  // holds.
+  bool unignore = false;
+};
 
 class PullRequestPublisher {
  public:
@@ -44,7 +67,14 @@ class PullRequestPublisher {
   PullRequestPublisher(Forge& forge, std::filesystem::path repo_dir)
       : forge_(forge), repo_dir_(std::move(repo_dir)) {}
 
-  Result<ProposalOutcome> propose(const PullRequestProposal& proposal);
+  Result<ProposalOutcome> propose(const PullRequestProposal& proposal,
+                                  const ProposeOptions& options = {});
+
+  // `/kgate ignore` by `by` on pull request `number` of `kernel`: a comment
+  // saying what it means, the body marked (kIgnoredMarker), the label
+  // kIgnoredLabel, closed. An error when `number` is not kgate's pull
+  // request for `kernel`.
+  Status ignore(const std::string& kernel, int number, const std::string& by);
 
   // Closes the open pull request of `kernel`, if any, with a comment giving
   // `reason`. Returns its number, or 0 when none was open.
@@ -63,8 +93,5 @@ class PullRequestPublisher {
   Forge& forge_;
   std::filesystem::path repo_dir_;
 };
-
-// Where the chart goes in the branch.
-std::string chart_path_for(const std::string& kernel);
 
 }  // namespace kgate::bot

@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "bot/check_report_file.h"
 #include "bot/check_run_publisher.h"
 #include "bot/forge_config.h"
 #include "bot/gate_check_run.h"
@@ -38,8 +39,9 @@ struct GateArgs {
   std::string kernel;
   std::string backend = "auto";
   std::string json, markdown, junit;
-  std::string baselines;  // empty: <head tree>/baselines when present
-  double budget_s = 0;    // 0: the manifest's
+  std::string check_report;  // the check run's report as JSON, for `kgate publish-check`
+  std::string baselines;     // empty: <head tree>/baselines when present
+  double budget_s = 0;       // 0: the manifest's
   uint64_t seed = 0;
   int gpu = 0;
   std::string forge;        // empty: publish nowhere; "local" or "github"
@@ -345,10 +347,12 @@ int run(const GateArgs& args) {
   // An error after the start still completes the check run, so none stays in progress.
   auto stop = [&](Error e) {
     e.message = unscratch(e.message);
-    if (check_run)
-      (void)check_run->finish({.title = "kgate: could not finish",
-                               .conclusion = "neutral",
-                               .summary_markdown = "kgate stopped: " + e.message});
+    bot::CheckRunReport stopped{.title = "kgate: could not finish",
+                                .conclusion = "neutral",
+                                .summary_markdown = "kgate stopped: " + e.message};
+    if (check_run) (void)check_run->finish(stopped);
+    if (!args.check_report.empty())
+      (void)write_file_atomic(args.check_report, bot::check_report_to_json(stopped).dump(2) + "\n");
     return fail(e);
   };
 
@@ -392,9 +396,15 @@ int run(const GateArgs& args) {
     if (!k.head_compiled) failed_check = true;
     for (const ShapeGate& s : k.shapes) failed_check |= s.fails && s.verdict != Verdict::kError;
   }
+  const bot::CheckRunReport verdict = bot::gate_check_run(report, markdown);
+  if (!args.check_report.empty())
+    if (Status s =
+            write_file_atomic(args.check_report, bot::check_report_to_json(verdict).dump(2) + "\n");
+        !s.ok())
+      return stop(s.error());
   if (check_run) {
     // The verdict, with an annotation on the kernel's source for each failure.
-    if (Status s = check_run->finish(bot::gate_check_run(report, markdown)); !s.ok())
+    if (Status s = check_run->finish(verdict); !s.ok())
       return fail(s.error().with_context("publishing the check run"));
     progress("published the check run through the " + forge->describe());
   }
@@ -426,6 +436,9 @@ CommandRegistration registration(
       app.add_option("--json", args->json, "Write the full report as JSON to this file");
       app.add_option("--markdown", args->markdown, "Write the Markdown summary to this file");
       app.add_option("--junit", args->junit, "Write JUnit XML to this file");
+      app.add_option("--check-report", args->check_report,
+                     "Write the check run's report (title, conclusion, summary, annotations) as "
+                     "JSON to this file, for `kgate publish-check` in a job that holds the token");
       app.add_option("--forge", args->forge,
                      "Publish the verdict as a check run: local (under .kgate/) or github")
           ->check(CLI::IsMember({"local", "github"}));

@@ -3,6 +3,7 @@
 // or are handed to GitHub Actions (--dispatch actions).
 #include <malloc.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -16,7 +17,9 @@
 #include "core/file_util.h"
 #include "core/log.h"
 #include "webhooks/forge_notifier.h"
+#include "webhooks/gate_check_publisher.h"
 #include "webhooks/github_permissions.h"
+#include "webhooks/job_environment.h"
 #include "webhooks/json_log.h"
 #include "webhooks/webhook_secrets.h"
 #include "webhooks/webhook_service.h"
@@ -42,9 +45,11 @@ int count_gpus() {
   return n;
 }
 
+// The environment as it was at start: the credentials' values are erased
+// from the process once read (webhooks/job_environment.h).
 std::string env_or(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value && *value ? value : fallback;
+  auto value = webhooks::service_env(name);
+  return value && !value->empty() ? *value : fallback;
 }
 
 struct ServeArgs {
@@ -60,7 +65,11 @@ struct ServeArgs {
   std::string forge;  // empty: notices to STATE/notices.jsonl, permissions from author_association
   double permission_ttl_s = 60;
   int workers = 0;
-  int http_threads = 8;
+  webhooks::HttpLimits http;
+  std::vector<std::string> job_env;
+  std::vector<std::string> job_hide;
+  int max_long_jobs = 0;
+  int max_preemptions = 2;
   double job_timeout_s = 3600;
   int max_attempts = 3;
   double retry_base_s = 10;
@@ -78,7 +87,10 @@ Result<std::unique_ptr<webhooks::DeliveryRecovery>> make_recovery(const ServeArg
       env_or("KGATE_GITHUB_API_URL", env_or("GITHUB_API_URL", "https://api.github.com"));
   bot::GitHubClientOptions client;
   client.api_url = api_url;
-  client.timeout_s = 30;
+  // A sweep is bounded: a stopping service waits for one call at most.
+  client.timeout_s = 15;
+  client.retry.max_attempts = 3;
+  client.retry.max_wait_s = 60;
   webhooks::RecoveryOptions recovery;
   std::shared_ptr<bot::GitHubCredentials> credentials;
   if (!args.recovery_hook.empty()) {
@@ -90,7 +102,7 @@ Result<std::unique_ptr<webhooks::DeliveryRecovery>> make_recovery(const ServeArg
           "webhook's settings URL), got '" +
           args.recovery_hook + "'");
     recovery.hook_path = "/repos/" + m[1].str() + "/" + m[2].str() + "/hooks/" + m[3].str();
-    auto found = bot::github_credentials_from_env(bot::process_env, api_url, client);
+    auto found = bot::github_credentials_from_env(webhooks::service_env, api_url, client);
     if (!found.ok()) return found.error().with_context("--recovery-hook");
     credentials = *found;
   } else {
@@ -134,9 +146,15 @@ int serve(const ServeArgs& args) {
   auto secrets = load_webhook_secrets();
   if (!secrets.ok()) return fail(secrets.error());
   options.secrets = *secrets;
+  // Jobs run code nobody reviewed as this user: this process's memory and
+  // descriptors (/proc/PID/...) are not theirs to read, the credentials are
+  // erased from its environment once read, and every secret value is
+  // scrubbed from what kgate logs and keeps.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  seal_service_environment(options.secrets);
   if (args.durability != "auto" && args.durability != "full" && args.durability != "normal")
     return fail(Error::bad_input("--durability must be auto, full or normal"));
-  options.http_threads = args.http_threads;
+  options.http = args.http;
 
   int gpus = count_gpus();
   options.workers.workers = args.workers > 0 ? args.workers : std::max(1, gpus);
@@ -144,15 +162,29 @@ int serve(const ServeArgs& args) {
   options.workers.max_attempts = args.max_attempts;
   options.workers.retry_base_s = args.retry_base_s;
   options.workers.drain_timeout_s = args.drain_timeout_s;
+  options.workers.max_long_jobs = args.max_long_jobs;
+  options.workers.max_preemptions = args.max_preemptions;
 
   if (args.dispatch == "actions") {
     options.dispatch = DispatchMode::kActions;
     options.actions.api_url = env_or("KGATE_GITHUB_API_URL", "https://api.github.com");
-    options.actions.token = env_or("KGATE_GITHUB_TOKEN", env_or("GITHUB_TOKEN", ""));
-    if (options.actions.token.empty())
-      return fail(
-          Error::bad_input("--dispatch actions needs KGATE_GITHUB_TOKEN (or GITHUB_TOKEN) "
-                           "with actions:write on the repository"));
+    // The GitHub App when configured (it can also queue the gate's check
+    // run), else KGATE_GITHUB_TOKEN or GITHUB_TOKEN.
+    auto env = [](const std::string& name) -> std::optional<std::string> {
+      if (name == "GITHUB_TOKEN" && !env_or("KGATE_GITHUB_TOKEN", "").empty())
+        return env_or("KGATE_GITHUB_TOKEN", "");
+      return bot::process_env(name);
+    };
+    bot::GitHubClientOptions client;
+    client.api_url = options.actions.api_url;
+    auto credentials = bot::github_credentials_from_env(env, options.actions.api_url, client);
+    if (!credentials.ok())
+      return fail(Error::bad_input(
+          "--dispatch actions needs the GitHub App (KGATE_APP_ID, KGATE_APP_PRIVATE_KEY(_FILE), "
+          "KGATE_INSTALLATION_ID) or KGATE_GITHUB_TOKEN (or GITHUB_TOKEN) with actions:write on "
+          "the repository: " +
+          credentials.error().message));
+    options.actions.credentials = *credentials;
     options.actions.ref = args.dispatch_ref;
     options.actions.gate_workflow = args.gate_workflow;
     options.actions.work_workflow = args.work_workflow;
@@ -166,6 +198,9 @@ int serve(const ServeArgs& args) {
     }
     options.command.timeout_s = args.job_timeout_s;
     options.command.backend = args.backend;
+    options.command.env_extra = args.job_env;
+    std::vector<std::filesystem::path> hide(args.job_hide.begin(), args.job_hide.end());
+    options.command.hidden_files = secret_files(hide);
   } else {
     return fail(Error::bad_input("--dispatch must be local or actions"));
   }
@@ -175,31 +210,50 @@ int serve(const ServeArgs& args) {
   // publish their verdict. Both objects outlive the service below.
   std::unique_ptr<Notifier> notifier;
   std::unique_ptr<PermissionLookup> permissions;
+  std::unique_ptr<GateCheckPublisher> publisher;
   if (args.forge == "github") {
     std::string api_url =
         env_or("KGATE_GITHUB_API_URL", env_or("GITHUB_API_URL", "https://api.github.com"));
     bot::GitHubClientOptions client;
     client.api_url = api_url;
-    // Asked while a delivery waits for its answer: fail over to
-    // author_association rather than keep GitHub's 10 s limit waiting.
-    client.timeout_s = 4;
+    // Asked off the intake path (webhooks/pending_router.h), which tries
+    // again itself: one short attempt per lookup.
+    client.timeout_s = 5;
     client.retry.max_attempts = 1;
-    auto credentials = bot::github_credentials_from_env(bot::process_env, api_url, client);
+    auto credentials = bot::github_credentials_from_env(service_env, api_url, client);
     if (!credentials.ok()) return fail(credentials.error().with_context("--forge github"));
+    PermissionCacheOptions cache;
+    cache.ttl_s = args.permission_ttl_s;
+    cache.negative_ttl_s = std::min(args.permission_ttl_s, cache.negative_ttl_s);
     permissions = std::make_unique<GitHubPermissions>(
-        std::make_shared<bot::GitHubClient>(*credentials, client), args.permission_ttl_s);
+        std::make_shared<bot::GitHubClient>(*credentials, client), cache);
     options.permissions = permissions.get();
     std::filesystem::path repo_dir = options.repo;
-    notifier = std::make_unique<ForgeNotifier>([repo_dir, api_url](const std::string& repository) {
-      bot::ForgeConfig config;
-      config.kind = "github";
-      config.github_repo = repository;
-      config.api_url = api_url;
-      config.repo_dir = repo_dir;
-      return bot::make_forge(config);
-    });
+    // Notices and check runs: every call bounded. Notices are tried again by
+    // the service itself (one short attempt each, so shutdown waits for one
+    // at most); a gate's check run gets a second attempt.
+    auto make_forge = [repo_dir, api_url](double timeout_s, int attempts) {
+      return [=](const std::string& repository) {
+        bot::ForgeConfig config;
+        config.kind = "github";
+        config.github_repo = repository;
+        config.api_url = api_url;
+        config.repo_dir = repo_dir;
+        config.client.timeout_s = timeout_s;
+        config.client.retry.max_attempts = attempts;
+        config.client.retry.max_wait_s = 30;
+        return bot::make_forge(config, service_env);
+      };
+    };
+    notifier = std::make_unique<ForgeNotifier>(make_forge(5, 1));
     options.notifier = notifier.get();
-    options.command.forge = "github";
+    publisher = std::make_unique<GateCheckPublisher>(make_forge(10, 2));
+    options.command.publisher = publisher.get();
+    // Optimize jobs open their pull requests on GitHub only when the operator
+    // hands them a token (--job-env GITHUB_TOKEN); otherwise through the
+    // local forge in STATE.
+    for (const std::string& name : args.job_env)
+      if (name == "GITHUB_TOKEN" || name == "GH_TOKEN") options.command.forge = "github";
     // Private repositories: fetching a pull request's head needs the token too.
     std::shared_ptr<bot::GitHubCredentials> git_credentials = *credentials;
     options.command.git_password = [git_credentials] { return git_credentials->git_password(); };
@@ -290,10 +344,32 @@ CommandRegistration registration(
                      "default: STATE/notices.jsonl and author_association")
           ->check(CLI::IsMember({"github"}));
       app.add_option("--permission-ttl", args->permission_ttl_s,
-                     "seconds a GitHub permission answer is reused")
+                     "seconds GitHub's \"write access\" answer is reused (\"no\": at most 15)")
           ->capture_default_str();
       app.add_option("--workers", args->workers, "job threads (default: one per GPU, at least 1)");
-      app.add_option("--http-threads", args->http_threads, "request threads")
+      app.add_option("--http-threads", args->http.threads,
+                     "connections served at once (more than --max-connections-per-peer)")
+          ->capture_default_str();
+      app.add_option("--request-timeout", args->http.request_timeout_s,
+                     "seconds a request may take to arrive whole (GitHub gives up after 10)")
+          ->capture_default_str();
+      app.add_option("--max-connections", args->http.max_connections,
+                     "connections accepted and not yet closed; more are refused at once")
+          ->capture_default_str();
+      app.add_option("--max-connections-per-peer", args->http.max_connections_per_peer,
+                     "connections of one address served at once (0: no limit; behind a proxy)")
+          ->capture_default_str();
+      app.add_option("--job-env", args->job_env,
+                     "NAME: pass this variable to optimize, baseline and sweep jobs (never to "
+                     "gates); repeatable");
+      app.add_option("--job-hide", args->job_hide,
+                     "PATH: a file or folder jobs must not read, besides the secret files "
+                     "kgate knows; repeatable");
+      app.add_option("--max-long-jobs", args->max_long_jobs,
+                     "optimize and sweep jobs at once (0: workers - 1, at least 1)")
+          ->capture_default_str();
+      app.add_option("--max-preemptions", args->max_preemptions,
+                     "times a long job may be stopped (and queued again) for a gate; 0: never")
           ->capture_default_str();
       app.add_option("--durability", args->durability,
                      "auto: normal when redelivery recovery is on, else full; normal: fsync at "
@@ -316,7 +392,8 @@ CommandRegistration registration(
       app.add_option("--retry-base", args->retry_base_s, "seconds before the first retry (doubles)")
           ->capture_default_str();
       app.add_option("--drain-timeout", args->drain_timeout_s,
-                     "on SIGTERM, seconds running jobs get before they are queued again")
+                     "on SIGTERM, seconds (from the signal) running jobs and unsent notices get; "
+                     "then jobs are queued again and notices kept for the next start")
           ->capture_default_str();
       app.add_option(
           "--job-command", args->job_command,

@@ -24,8 +24,10 @@ namespace kgate::cli {
 namespace {
 
 // Times each kernel's current version and appends it to
-// <manifest folder>/baselines/<gpu>/<kernel>.json, as `kgate baseline record` does.
-Status record_baselines(const Manifest& manifest, const std::string& backend_name) {
+// <dir>/<gpu>/<kernel>.json (dir: <manifest folder>/baselines unless
+// --baselines says), as `kgate baseline record` does.
+Status record_baselines(const Manifest& manifest, const std::string& backend_name,
+                        const std::filesystem::path& dir) {
   auto backend = make_backend(backend_name);
   if (!backend.ok()) return backend.error();
   for (const Kernel& kernel : manifest.kernels) {
@@ -38,7 +40,7 @@ Status record_baselines(const Manifest& manifest, const std::string& backend_nam
       continue;
     }
     std::string device = result->shapes.empty() ? "" : result->shapes.front().device.name;
-    auto file = baseline_path(manifest.root / "baselines", device, kernel.name);
+    auto file = baseline_path(dir.empty() ? manifest.root / "baselines" : dir, device, kernel.name);
     BaselineEntry entry =
         baseline_entry(result->shapes, sha256_file(manifest.root / impl->source), "");
     // A damaged baseline file costs this kernel's baseline, not the sweep;
@@ -59,7 +61,7 @@ Status record_baselines(const Manifest& manifest, const std::string& backend_nam
 }
 
 int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
-        double total_budget_s) {
+        const std::string& baselines_dir, double total_budget_s) {
   auto manifest = load_manifest(args.repo);
   if (!manifest.ok()) return fail(manifest.error());
   // Before any episode: a forge that cannot open fails in a second, not after an hour.
@@ -69,7 +71,8 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
     return fail(s.error());
   std::string backend = resolve_backend(args.backend);
   if (baselines) {
-    if (Status s = record_baselines(*manifest, backend); !s.ok()) return fail(s.error());
+    if (Status s = record_baselines(*manifest, backend, baselines_dir); !s.ok())
+      return fail(s.error());
   } else {
     progress("baselines: skipped (--no-baselines)");
   }
@@ -144,15 +147,18 @@ CommandRegistration registration(
       auto handoff = std::make_shared<ProposalHandoff>();
       auto no_baselines = std::make_shared<bool>(false);
       auto total_budget = std::make_shared<double>(0);
+      auto baselines_dir = std::make_shared<std::string>();
       add_agent_options(app, *args);
       handoff->add_options(app);
       app.add_flag("--no-baselines", *no_baselines, "Do not record baselines before the episodes");
+      app.add_option("--baselines", *baselines_dir,
+                     "Where the baselines go (default: baselines/ beside kgate.json)");
       app.add_option("--total-budget-s", *total_budget,
                      "Wall time of all episodes together, split by the workload's GPU time "
                      "(half evenly, half by share; replaces --budget-s)")
           ->check(CLI::NonNegativeNumber);
-      return [args, handoff, no_baselines, total_budget] {
-        return run(*args, *handoff, !*no_baselines, *total_budget);
+      return [args, handoff, no_baselines, baselines_dir, total_budget] {
+        return run(*args, *handoff, !*no_baselines, *baselines_dir, *total_budget);
       };
     });
 

@@ -22,7 +22,29 @@ std::string in_clone(const std::filesystem::path& root, const std::filesystem::p
 void ProposalHandoff::add_options(CLI::App& app) {
   add_forge_options(app, config_, /*repo_options=*/false);
   app.add_flag("--no-publish", no_publish_,
-               "Only write proposal files; open no pull requests (the bot picks them up later)");
+               "Only write proposal files; open no pull requests (`kgate publish` does later)");
+  app.add_option("--base-branch", base_branch_,
+                 "The branch pull requests target (default: the branch checked out; on a "
+                 "detached HEAD in GitHub Actions, $GITHUB_REF_NAME)");
+  app.add_option("--base-rev", base_rev_,
+                 "The commit the results were measured on, which pull-request branches start "
+                 "from (default: the tip of --base-branch)");
+  app.add_flag("--take-over", propose_options_.take_over,
+               "Rewrite kgate/optimize/<kernel> even where others pushed commits to it "
+               "(`/kgate rebase`); without it kgate leaves such a branch alone and says so");
+  app.add_flag("--unignore", propose_options_.unignore,
+               "Propose even for a kernel ignored with `/kgate ignore` (a new `/kgate optimize`)");
+}
+
+Result<std::string> ProposalHandoff::base_branch() const {
+  if (!base_branch_.empty()) return base_branch_;
+  auto branch = bot::current_branch(config_.repo_dir);
+  if (branch.ok()) return branch;
+  // actions/checkout of a commit leaves HEAD detached; the workflow's ref names the branch.
+  auto type = bot::process_env("GITHUB_REF_TYPE");
+  auto name = bot::process_env("GITHUB_REF_NAME");
+  if (type && *type == "branch" && name && !name->empty()) return *name;
+  return branch.error();
 }
 
 Status ProposalHandoff::open(const std::string& repo, const std::filesystem::path& state_dir) {
@@ -54,13 +76,17 @@ std::string ProposalHandoff::hand_off(const Manifest& manifest, const Kernel& ke
   if (proposal.empty()) {
     // Nothing new: an open pull request whose kernel changed on the base is obsolete.
     auto repo = GitRepository::open(config_.repo_dir);
-    auto branch = bot::current_branch(config_.repo_dir);
+    auto branch = base_branch();
     const Implementation* impl = kernel.implementation(backend);
     if (!repo.ok() || !branch.ok() || !impl) return "-";
     std::error_code ec;
     auto root = std::filesystem::weakly_canonical((*repo)->workdir(), ec);
+    // What the episode worked on: --base-rev, the branch checked out, or a detached HEAD.
+    std::string measured = !base_rev_.empty()
+                               ? base_rev_
+                               : (bot::current_branch(config_.repo_dir).ok() ? *branch : "HEAD");
     auto closed = publisher.withdraw_if_obsolete(
-        kernel.name, *branch,
+        kernel.name, measured,
         {in_clone(root, manifest.root / impl->source), in_clone(root, manifest.path)});
     if (!closed.ok()) {
       warn(kernel.name + ": could not check its open pull request: " + closed.error().message);
@@ -80,13 +106,17 @@ std::string ProposalHandoff::hand_off(const Manifest& manifest, const Kernel& ke
   if (!file.ok()) return fail_line(file.error());
   bot::ProposalImportOptions options;
   options.repo_dir = config_.repo_dir;
+  auto branch = base_branch();
+  if (!branch.ok()) return fail_line(branch.error());
+  options.base_branch = *branch;
+  options.base_rev = base_rev_;
   options.manifest_path = manifest.path;
   if (const auto& device = file->value("device", nlohmann::json()); device.is_object())
     if (auto c = profile::CeilingStore::default_store().find(device.value("name", "")))
       options.bandwidth_ceiling = c->bandwidth_bytes_per_s;
   auto pr = bot::import_proposal(*file, options);
   if (!pr.ok()) return fail_line(pr.error());
-  auto outcome = publisher.propose(*pr);
+  auto outcome = publisher.propose(*pr, propose_options_);
   if (!outcome.ok()) return fail_line(outcome.error().with_context(forge_->describe()));
   progress(kernel.name + ": " + outcome->message +
            (outcome->url.empty() ? "" : " " + outcome->url));

@@ -17,13 +17,15 @@
 
 #include "bot/forge.h"
 #include "bot/forge_config.h"
+#include "bot/pull_request_publisher.h"
 #include "core/manifest.h"
 
 namespace kgate::cli {
 
 class ProposalHandoff {
  public:
-  // --forge, --github-repo, --github-api-url, --commit-statuses, --no-publish.
+  // --forge, --github-repo, --github-api-url, --commit-statuses, --no-publish,
+  // --base-branch, --base-rev, --take-over, --unignore.
   void add_options(CLI::App& app);
 
   // Opens the forge for the git repository holding `repo` (the agent's
@@ -38,11 +40,19 @@ class ProposalHandoff {
                        const std::filesystem::path& proposal);
 
   bool enabled() const { return forge_ != nullptr; }
+  bot::Forge* forge() const { return forge_.get(); }
   bool failed() const { return failed_; }
 
  private:
+  // The branch pull requests target: --base-branch, else the branch checked
+  // out, else (a detached HEAD in GitHub Actions) $GITHUB_REF_NAME.
+  Result<std::string> base_branch() const;
+
   bot::ForgeConfig config_;
   bool no_publish_ = false;
+  std::string base_branch_;
+  std::string base_rev_;
+  bot::ProposeOptions propose_options_;
   std::unique_ptr<bot::Forge> forge_;
   bool failed_ = false;
 };

@@ -4,12 +4,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstring>
 #include <sstream>
+
+#include "core/file_shield.h"
 
 extern char** environ;
 
@@ -134,7 +137,7 @@ Result<CommandOutcome> run_command(const std::vector<std::string>& argv,
   if (pipe2(out_pipe, O_CLOEXEC) || pipe2(err_pipe, O_CLOEXEC) || pipe2(in_pipe, O_CLOEXEC))
     return Error::infrastructure(std::string("pipe: ") + strerror(errno));
   std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) {
+  for (char** e = options.clean_env ? nullptr : environ; e && *e; ++e) {
     std::string entry = *e;
     std::string key = entry.substr(0, entry.find('='));
     if (!options.env.count(key)) env_strings.push_back(entry);
@@ -159,6 +162,12 @@ Result<CommandOutcome> run_command(const std::vector<std::string>& argv,
       dprintf(2, "cannot enter %s: %s\n", options.cwd.c_str(), strerror(errno));
       _exit(127);
     }
+    if (!apply_file_shield(options.landlock_ruleset_fd)) {
+      dprintf(2, "cannot restrict what the job may read (Landlock): %s\n", strerror(errno));
+      _exit(126);
+    }
+    if (options.close_other_fds && syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+      for (int fd = 3, n = static_cast<int>(sysconf(_SC_OPEN_MAX)); fd < n; ++fd) close(fd);
     execve(program.c_str(), args.data(), envp.data());
     dprintf(2, "cannot run %s: %s\n", program.c_str(), strerror(errno));
     _exit(127);

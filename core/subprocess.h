@@ -21,6 +21,10 @@ struct CommandOptions {
   // When set and it turns true, the child's process group is killed as at the
   // time limit (a service shutting down must not leave jobs running behind it).
   const std::atomic<bool>* cancel = nullptr;
+  // For children that run code nobody reviewed (the webhook service's jobs):
+  bool clean_env = false;        // the child gets `env` only, nothing of this process's
+  bool close_other_fds = false;  // descriptors above stderr are closed in the child
+  int landlock_ruleset_fd = -1;  // applied before exec (core/file_shield.h); failing that, exit 126
 };
 
 struct CommandOutcome {

@@ -33,6 +33,7 @@ Result<RecoverySweep> DeliveryRecovery::sweep(
   // the first page older than the window ends the listing.
   for (int page = 0; !next.empty(); ++page) {
     if (page >= 1000) return Error::infrastructure("listing webhook deliveries: too many pages");
+    if (stopping()) return Error::infrastructure("listing webhook deliveries: stopped by shutdown");
     Result<bot::ApiResponse> r = client_->send("GET", next);
     if (!r.ok()) return r.error().with_context("listing webhook deliveries");
     if (r->status < 200 || r->status >= 300)
@@ -95,6 +96,10 @@ Result<RecoverySweep> DeliveryRecovery::sweep(
   });
   for (const Missing& m : missing) {
     if (out.redelivered + static_cast<int>(out.failures.size()) >= options_.max_redeliveries) break;
+    if (stopping()) {
+      out.failures.push_back(m.guid + ": not asked for, the service is stopping");
+      continue;
+    }
     std::string path =
         options_.hook_path + "/deliveries/" + std::to_string(m.first.id) + "/attempts";
     Result<bot::ApiResponse> r = client_->send("POST", path);

@@ -55,10 +55,16 @@ class DeliveryRecovery {
                               const std::function<bool(const std::string& guid)>& stored);
 
   const RecoveryOptions& options() const { return options_; }
+  // Asked between GitHub calls: when it turns true the sweep ends early (a
+  // service stopping does not wait for hundreds of redeliveries).
+  void set_stopping(std::function<bool()> stopping) { stopping_ = std::move(stopping); }
 
  private:
+  bool stopping() const { return stopping_ && stopping_(); }
+
   std::shared_ptr<bot::GitHubClient> client_;
   RecoveryOptions options_;
+  std::function<bool()> stopping_;
 };
 
 }  // namespace kgate::webhooks

@@ -16,34 +16,53 @@ bool plain_login(const std::string& user) {
   return true;
 }
 
+std::chrono::steady_clock::duration span(double s) {
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(s));
+}
+
 }  // namespace
 
-GitHubPermissions::GitHubPermissions(std::shared_ptr<bot::GitHubClient> client, double ttl_s,
-                                     Clock clock)
+GitHubPermissions::GitHubPermissions(std::shared_ptr<bot::GitHubClient> client,
+                                     PermissionCacheOptions cache, Clock clock)
     : client_(std::move(client)),
-      ttl_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(ttl_s))),
+      cache_options_(cache),
       clock_(clock ? std::move(clock) : Clock([] { return std::chrono::steady_clock::now(); })) {}
 
 std::optional<bool> GitHubPermissions::write_from_response(const nlohmann::json& body) {
   if (!body.is_object()) return std::nullopt;
-  std::string role = body.value("role_name", "");
-  if (!role.empty()) return role == "admin" || role == "maintain" || role == "write";
-  std::string permission = body.value("permission", "");
-  if (permission.empty()) return std::nullopt;
-  return permission == "admin" || permission == "maintain" || permission == "write";
+  auto permission = body.find("permission");
+  if (permission == body.end() || !permission->is_string()) return std::nullopt;
+  const std::string& p = permission->get_ref<const std::string&>();
+  return p == "admin" || p == "maintain" || p == "write";
+}
+
+bool GitHubPermissions::answer_at_hand(const std::string& repository,
+                                       const std::string& user) const {
+  if (!plain_login(user) || repository.find('/') == std::string::npos) return true;
+  std::lock_guard lock(mutex_);
+  auto it = cache_.find({repository, user});
+  return it != cache_.end() && it->second.write && it->second.until > clock_();
+}
+
+std::string GitHubPermissions::why_unknown(const std::string& repository, const std::string& user,
+                                           const std::string& association) const {
+  if (!plain_login(user)) return "'" + user + "' is not a GitHub login kgate can look up";
+  std::lock_guard lock(mutex_);
+  auto it = cache_.find({repository, user});
+  if (it != cache_.end() && !it->second.write)
+    return "GitHub's permission API did not answer for " + user + " (" + it->second.problem + ")";
+  return PermissionLookup::why_unknown(repository, user, association);
 }
 
 std::optional<bool> GitHubPermissions::has_write(const std::string& repository,
                                                  const std::string& user,
-                                                 const std::string& association) const {
-  if (!plain_login(user) || repository.find('/') == std::string::npos)
-    return fallback_.has_write(repository, user, association);
+                                                 const std::string&) const {
+  if (!plain_login(user) || repository.find('/') == std::string::npos) return std::nullopt;
   auto key = std::make_pair(repository, user);
-  auto now = clock_();
   {
     std::lock_guard lock(mutex_);
-    if (auto it = cache_.find(key); it != cache_.end() && it->second.until > now)
+    if (auto it = cache_.find(key); it != cache_.end() && it->second.until > clock_())
       return it->second.write;
   }
   std::string path = "/repos/" + repository + "/collaborators/" + user + "/permission";
@@ -56,23 +75,20 @@ std::optional<bool> GitHubPermissions::has_write(const std::string& repository,
     write = false;  // not a collaborator (or no such user): no write access
   } else if (response->status / 100 == 2) {
     write = write_from_response(response->json);
-    if (!write) problem = "GET " + path + ": no permission in the answer";
+    if (!write) problem = "GET " + path + ": no `permission` in the answer";
   } else {
     problem = bot::describe_github_error("GET", path, *response);
   }
-  if (!write) {
-    // GitHub could not answer (down, token without metadata:read): the
-    // association GitHub put in the payload is the best remaining answer.
-    std::optional<bool> fallback = fallback_.has_write(repository, user, association);
-    json_log({{"msg", "permission lookup failed; using author_association"},
+  double ttl = !write ? cache_options_.failure_ttl_s
+                      : (*write ? cache_options_.ttl_s : cache_options_.negative_ttl_s);
+  if (!write)
+    json_log({{"msg", "permission lookup failed; the user counts as without write access"},
               {"repository", repository},
               {"user", user},
-              {"association", association},
-              {"error", problem}});
-    return fallback;
-  }
+              {"error", problem},
+              {"asked_again_in_s", ttl}});
   std::lock_guard lock(mutex_);
-  cache_[key] = {*write, now + ttl_};
+  cache_[key] = {write, problem, clock_() + span(ttl)};
   return write;
 }
 

@@ -14,15 +14,33 @@ std::string_view to_string(JobKind kind) {
       return "sweep";
     case JobKind::kAcceptRegression:
       return "accept-regression";
+    case JobKind::kRebase:
+      return "rebase";
+    case JobKind::kIgnore:
+      return "ignore";
   }
   return "gate";
 }
 
 std::optional<JobKind> parse_job_kind(std::string_view text) {
   for (JobKind kind : {JobKind::kGate, JobKind::kOptimize, JobKind::kBaseline, JobKind::kSweep,
-                       JobKind::kAcceptRegression})
+                       JobKind::kAcceptRegression, JobKind::kRebase, JobKind::kIgnore})
     if (to_string(kind) == text) return kind;
   return std::nullopt;
+}
+
+int job_priority(JobKind kind) {
+  switch (kind) {
+    case JobKind::kGate:
+    case JobKind::kAcceptRegression:
+      return 0;
+    case JobKind::kBaseline:
+      return 1;
+    case JobKind::kOptimize:
+    case JobKind::kSweep:
+      return kLongJobPriority;
+  }
+  return 1;
 }
 
 nlohmann::json JobSpec::to_json() const {
@@ -32,6 +50,7 @@ nlohmann::json JobSpec::to_json() const {
   if (!head.empty()) out["head"] = head;
   if (!kernel.empty()) out["kernel"] = kernel;
   if (!reason.empty()) out["reason"] = reason;
+  if (!requested_by.empty()) out["requested_by"] = requested_by;
   return out;
 }
 
@@ -41,7 +60,8 @@ Result<JobSpec> JobSpec::from_json(const nlohmann::json& value) {
   auto kind = parse_job_kind(value.value("kind", ""));
   if (!kind)
     return Error::bad_input(
-        "job.kind: expected gate, optimize, baseline, sweep or accept-regression");
+        "job.kind: expected gate, optimize, baseline, sweep, accept-regression, rebase or "
+        "ignore");
   spec.kind = *kind;
   try {
     spec.repository = value.value("repository", "");
@@ -50,6 +70,7 @@ Result<JobSpec> JobSpec::from_json(const nlohmann::json& value) {
     spec.head = value.value("head", "");
     spec.kernel = value.value("kernel", "");
     spec.reason = value.value("reason", "");
+    spec.requested_by = value.value("requested_by", "");
   } catch (const nlohmann::json::exception& e) {
     return Error::bad_input(std::string("job: ") + e.what());
   }

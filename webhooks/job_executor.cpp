@@ -1,9 +1,14 @@
 #include "webhooks/job_executor.h"
 
 #include <fstream>
+#include <mutex>
 
 #include "bot/pull_head_fetch.h"
+#include "bot/redact.h"
+#include "core/file_shield.h"
 #include "core/subprocess.h"
+#include "webhooks/gate_check_publisher.h"
+#include "webhooks/job_environment.h"
 #include "webhooks/json_log.h"
 
 namespace kgate::webhooks {
@@ -19,6 +24,14 @@ std::vector<std::string> CommandJobExecutor::job_arguments(const StoredJob& job,
     if (!spec.base.empty()) args.insert(args.end(), {"--base", spec.base});
     if (!spec.head.empty()) args.insert(args.end(), {"--head", spec.head});
   };
+  // Where a job that may publish does: the service's forge, on the job's
+  // repository. Gates run pull-request code and never get it.
+  auto add_forge = [&] {
+    if (forge.empty()) return;
+    args.insert(args.end(), {"--forge", forge});
+    if (forge == "github" && !spec.repository.empty())
+      args.insert(args.end(), {"--github-repo", spec.repository});
+  };
   switch (spec.kind) {
     case JobKind::kGate:
     case JobKind::kAcceptRegression:
@@ -26,17 +39,23 @@ std::vector<std::string> CommandJobExecutor::job_arguments(const StoredJob& job,
       add_revisions();
       if (spec.pull_number) args.insert(args.end(), {"--pr", std::to_string(spec.pull_number)});
       if (spec.kind == JobKind::kAcceptRegression) args.push_back("--accept-regression");
-      if (!forge.empty()) {
-        args.insert(args.end(), {"--forge", forge});
-        if (forge == "github" && !spec.repository.empty())
-          args.insert(args.end(), {"--github-repo", spec.repository});
-      }
       args.insert(args.end(), {"--json", (job_dir / "result.json").string()});
       break;
     case JobKind::kOptimize:
+    case JobKind::kRebase:
       args = {"optimize", spec.kernel, "--repo", repo.string()};
       if (!spec.head.empty()) args.insert(args.end(), {"--ref", spec.head});
+      // `/kgate rebase`: a new episode, and the branch taken over from whoever pushed to it.
+      if (spec.kind == JobKind::kRebase) args.insert(args.end(), {"--new", "--take-over"});
+      if (!spec.requested_by.empty()) args.push_back("--unignore");
+      add_forge();
       break;
+    case JobKind::kIgnore:
+      args = {"prs",      "--repo",   repo.string(), "--ignore", std::to_string(spec.pull_number),
+              "--kernel", spec.kernel};
+      if (!spec.requested_by.empty()) args.insert(args.end(), {"--by", spec.requested_by});
+      add_forge();
+      return args;  // no backend: nothing is measured
     case JobKind::kBaseline:
       args = {"baseline", "record", "--repo", repo.string()};
       if (!spec.kernel.empty()) args.insert(args.end(), {"--kernel", spec.kernel});
@@ -93,6 +112,24 @@ bool CommandJobExecutor::prepare_pull_head(const StoredJob& job, JobResult& resu
   return true;
 }
 
+std::map<std::string, std::string> CommandJobExecutor::job_env(
+    const StoredJob& job, const std::filesystem::path& job_dir,
+    const ExecutionContext& context) const {
+  bool pull_request_code =
+      job.spec.kind == JobKind::kGate || job.spec.kind == JobKind::kAcceptRegression;
+  std::map<std::string, std::string> env =
+      job_environment(pull_request_code ? std::vector<std::string>{} : options_.env_extra);
+  env["KGATE_JOB_ID"] = std::to_string(job.id);
+  env["KGATE_JOB_ATTEMPT"] = std::to_string(job.attempts);
+  env["KGATE_JOB_KIND"] = std::string(to_string(job.spec.kind));
+  env["KGATE_JOB_DIR"] = job_dir.string();
+  env["KGATE_DELIVERY"] = job.delivery;
+  env["KGATE_JOB_REASON"] = job.spec.reason;
+  env["TMPDIR"] = (job_dir / "tmp").string();
+  if (context.gpu) env["CUDA_VISIBLE_DEVICES"] = std::to_string(*context.gpu);
+  return env;
+}
+
 JobResult CommandJobExecutor::execute(const StoredJob& job, const ExecutionContext& context) {
   {
     JobResult refused;
@@ -100,51 +137,73 @@ JobResult CommandJobExecutor::execute(const StoredJob& job, const ExecutionConte
   }
   std::filesystem::path job_dir = options_.state_dir / "jobs" / std::to_string(job.id);
   std::error_code ec;
-  std::filesystem::create_directories(job_dir, ec);
+  std::filesystem::create_directories(job_dir / "tmp", ec);
   std::vector<std::string> argv = options_.program;
   auto args = job_arguments(job, options_.repo, job_dir, options_.backend, options_.forge);
   argv.insert(argv.end(), args.begin(), args.end());
 
+  JobResult result;
+  // Built per job: the shield lists the folders around the secret files as they are now.
+  auto shield = FileShield::make(options_.hidden_files);
+  if (!shield.ok()) {
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      json_log({{"msg", "jobs can read the service's secret files"},
+                {"reason", shield.error().message},
+                {"advice",
+                 "run kgate serve as a user that owns no secret the jobs may not read, "
+                 "on Linux 5.19 or later"}});
+    });
+  }
   CommandOptions command;
   command.cwd = options_.repo.string();
   command.timeout_s = options_.timeout_s;
   command.cancel = context.cancel;
-  command.env = {{"KGATE_JOB_ID", std::to_string(job.id)},
-                 {"KGATE_JOB_ATTEMPT", std::to_string(job.attempts)},
-                 {"KGATE_JOB_KIND", std::string(to_string(job.spec.kind))},
-                 {"KGATE_JOB_DIR", job_dir.string()},
-                 {"KGATE_DELIVERY", job.delivery},
-                 {"KGATE_JOB_REASON", job.spec.reason}};
-  if (context.gpu) command.env["CUDA_VISIBLE_DEVICES"] = std::to_string(*context.gpu);
+  command.clean_env = true;
+  command.close_other_fds = true;
+  command.env = job_env(job, job_dir, context);
+  command.landlock_ruleset_fd = shield.ok() ? shield->ruleset_fd() : -1;
 
-  JobResult result;
+  bool gate = job.spec.kind == JobKind::kGate || job.spec.kind == JobKind::kAcceptRegression;
+  std::string check_id;
+  if (gate && options_.publisher && !job.spec.head.empty())
+    check_id = options_.publisher->start(job.spec);
+
   auto outcome = run_command(argv, command);
+  std::filesystem::remove_all(job_dir / "tmp", ec);
   if (!outcome.ok()) {
-    result.outcome = outcome.error().message;
-    return result;
-  }
-  result.seconds = outcome->seconds;
-  // Keep the job's output next to its result for whoever investigates.
-  std::ofstream(job_dir / "stdout.txt", std::ios::binary) << outcome->out;
-  std::ofstream(job_dir / "stderr.txt", std::ios::binary) << outcome->err;
-  if (outcome->cancelled) {
-    result.cancelled = true;
-    result.outcome = "cancelled by shutdown";
-    return result;
-  }
-  if (outcome->succeeded()) {
-    result.ok = true;
-    result.outcome = "passed";
-  } else if (!outcome->timed_out && outcome->signal == 0 && outcome->exit_code == 1) {
-    result.ok = true;
-    result.outcome = "check-failed";
+    result.outcome = bot::redact(outcome.error().message);
   } else {
-    result.retryable = !(outcome->signal == 0 && !outcome->timed_out && outcome->exit_code == 2);
-    std::string tail =
-        outcome->err.size() > 400 ? outcome->err.substr(outcome->err.size() - 400) : outcome->err;
-    while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
-    result.outcome = args.front() + " " + outcome->describe(command.timeout_s) +
-                     (tail.empty() ? "" : ": " + tail);
+    result.seconds = outcome->seconds;
+    // Keep the job's output next to its result for whoever investigates,
+    // without a secret the job may have come across.
+    std::ofstream(job_dir / "stdout.txt", std::ios::binary) << bot::redact(outcome->out);
+    std::ofstream(job_dir / "stderr.txt", std::ios::binary) << bot::redact(outcome->err);
+    if (outcome->cancelled) {
+      result.cancelled = true;
+      result.outcome = "cancelled by shutdown";
+    } else if (outcome->succeeded()) {
+      result.ok = true;
+      result.outcome = "passed";
+    } else if (!outcome->timed_out && outcome->signal == 0 && outcome->exit_code == 1) {
+      result.ok = true;
+      result.outcome = "check-failed";
+    } else {
+      result.retryable = !(outcome->signal == 0 && !outcome->timed_out && outcome->exit_code == 2);
+      std::string err = bot::redact(outcome->err);
+      std::string tail = err.size() > 400 ? err.substr(err.size() - 400) : err;
+      while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
+      result.outcome = args.front() + " " + outcome->describe(command.timeout_s) +
+                       (tail.empty() ? "" : ": " + tail);
+    }
+  }
+  if (!check_id.empty()) {
+    Status published =
+        options_.publisher->finish(job.spec, check_id, result, job_dir / "result.json");
+    if (!published.ok())
+      json_log({{"msg", "cannot complete the check run"},
+                {"job", job.id},
+                {"error", published.error().message}});
   }
   return result;
 }

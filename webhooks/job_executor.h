@@ -1,11 +1,16 @@
 #pragma once
-// Running one job. The service never links the gate or the agent: a job is
-// the kgate executable itself run as a subprocess (`kgate gate ...`,
-// `kgate optimize KERNEL`, ...), so a job that crashes or hangs cannot take
-// the service down, and the same commands run by hand or in GitHub Actions.
+// Running one job. The service never runs a gate or an agent in its own
+// process: a job is the kgate executable itself run as a subprocess (`kgate
+// gate ...`, `kgate optimize KERNEL`, ...), so a job that crashes or hangs
+// cannot take the service down, and the same commands run by hand or in
+// GitHub Actions. A job runs code nobody reviewed (a pull request's kernels,
+// generated candidates): it gets an allow-listed environment, no descriptor
+// of the service, and the service's secret files hidden (job_environment.h);
+// whatever it prints is redacted of known secrets before it is kept.
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -14,6 +19,8 @@
 #include "webhooks/job_queue.h"
 
 namespace kgate::webhooks {
+
+class GateCheckPublisher;
 
 struct ExecutionContext {
   int worker = 0;
@@ -41,9 +48,19 @@ struct CommandExecutorOptions {
   std::filesystem::path state_dir;  // job outputs go to state_dir/jobs/<id>/
   double timeout_s = 3600;
   std::string backend = "auto";  // passed as --backend unless "auto" (kgate serve --backend)
-  // Gate jobs publish their verdict as a check run through this forge
-  // (`gate --forge KIND --github-repo OWNER/NAME`); empty: they publish nothing.
+  // Gate jobs' verdicts become check runs through this publisher, from the
+  // service (the job holds no credentials); null: they publish nothing.
+  GateCheckPublisher* publisher = nullptr;
+  // Optimize, rebase and ignore jobs (trusted code of the default branch and
+  // kgate's own candidates) open and close pull requests through this forge
+  // (`--forge KIND --github-repo OWNER/NAME`); its credentials reach them only
+  // through env_extra. Gates never get it. Empty: they publish nothing.
   std::string forge;
+  // Variables passed to optimize, baseline and sweep jobs on top of the
+  // allow-list (an agent's API key); never to gates, which run pull-request code.
+  std::vector<std::string> env_extra;
+  // Files and folders jobs must not read (secret_files() of the service).
+  std::vector<std::filesystem::path> hidden_files;
   // Gate jobs of a pull request whose head is not in `repo` fetch it from
   // this remote (refs/pull/<N>/head, bot/pull_head_fetch.h) before running;
   // empty: never fetch. A `repo` that is not a git repository is left alone
@@ -67,6 +84,10 @@ class CommandJobExecutor : public JobExecutor {
                                                 const std::filesystem::path& job_dir,
                                                 const std::string& backend = "auto",
                                                 const std::string& forge = "");
+  // The environment a job runs with (job_environment.h plus KGATE_JOB_*).
+  std::map<std::string, std::string> job_env(const StoredJob& job,
+                                             const std::filesystem::path& job_dir,
+                                             const ExecutionContext& context) const;
 
  private:
   // Fills `result` and returns false when the job must not run.

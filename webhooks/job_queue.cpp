@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "webhooks/sqlite_statement.h"
+
 namespace kgate::webhooks {
 namespace {
 
@@ -26,52 +28,41 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS notices(
   id INTEGER PRIMARY KEY AUTOINCREMENT, notice TEXT NOT NULL, sent INTEGER NOT NULL DEFAULT 0,
   created_at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS pending(
+  delivery TEXT PRIMARY KEY, pinned TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0,
+  not_before REAL NOT NULL DEFAULT 0);
 )sql";
 
-// A prepared statement, finalized on scope exit.
-class Statement {
- public:
-  Statement(sqlite3* db, const char* sql) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK) stmt_ = nullptr;
-  }
-  ~Statement() { sqlite3_finalize(stmt_); }
-  bool ok() const { return stmt_ != nullptr; }
-  Statement& bind(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
-    return *this;
-  }
-  Statement& bind_blob(int i, std::string_view v) {
-    sqlite3_bind_blob64(stmt_, i, v.data(), v.size(), SQLITE_STATIC);
-    return *this;
-  }
-  Statement& bind(int i, int64_t v) {
-    sqlite3_bind_int64(stmt_, i, v);
-    return *this;
-  }
-  Statement& bind(int i, double v) {
-    sqlite3_bind_double(stmt_, i, v);
-    return *this;
-  }
-  int step() { return stmt_ ? sqlite3_step(stmt_) : SQLITE_ERROR; }
-  // Runs a statement that returns no rows.
-  Status run(const char* what) {
-    int rc = step();
-    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-      return Error::infrastructure(std::string("job queue: ") + what + ": " + sqlite3_errmsg(db_));
-    return {};
-  }
-  std::string text(int col) {
-    const unsigned char* t = sqlite3_column_text(stmt_, col);
-    return t ? reinterpret_cast<const char*>(t) : "";
-  }
-  int64_t integer(int col) { return sqlite3_column_int64(stmt_, col); }
-  double real(int col) { return sqlite3_column_double(stmt_, col); }
-  bool null(int col) { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+// Columns added since the first schema, with what fills them in older rows.
+const char* kPriorityColumns = R"sql(
+ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE jobs ADD COLUMN preemptions INTEGER NOT NULL DEFAULT 0;
+UPDATE jobs SET priority=0 WHERE kind IN ('gate', 'accept-regression');
+UPDATE jobs SET priority=2 WHERE kind IN ('optimize', 'sweep');
+)sql";
 
- private:
-  sqlite3* db_;
-  sqlite3_stmt* stmt_ = nullptr;
-};
+const char* kJobColumns =
+    "id, delivery, spec, state, attempts, last_error, outcome, priority, preemptions";
+
+nlohmann::json pull_json(const PullState& p) {
+  return {{"repository", p.repository},
+          {"number", p.number},
+          {"head_sha", p.head_sha},
+          {"base_sha", p.base_sha},
+          {"trusted", p.trusted}};
+}
+
+std::vector<PullState> pulls_from_json(const std::string& text) {
+  std::vector<PullState> out;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return out;
+  for (const auto& p : j) {
+    if (!p.is_object()) continue;
+    out.push_back({p.value("repository", ""), p.value("number", int64_t{0}),
+                   p.value("head_sha", ""), p.value("base_sha", ""), p.value("trusted", false)});
+  }
+  return out;
+}
 
 std::string notice_json(const Notice& n) {
   return nlohmann::json{{"kind", n.kind},
@@ -94,6 +85,8 @@ Result<StoredJob> read_job(Statement& s) {
   job.attempts = static_cast<int>(s.integer(4));
   job.last_error = s.text(5);
   job.outcome = s.text(6);
+  job.priority = static_cast<int>(s.integer(7));
+  job.preemptions = static_cast<int>(s.integer(8));
   return job;
 }
 
@@ -121,6 +114,7 @@ Result<std::unique_ptr<JobQueue>> JobQueue::open(const std::filesystem::path& fi
   KGATE_RETURN_IF_ERROR(queue->exec(durability == Durability::kFull ? "PRAGMA synchronous=FULL"
                                                                     : "PRAGMA synchronous=NORMAL"));
   KGATE_RETURN_IF_ERROR(queue->exec(kSchema));
+  KGATE_RETURN_IF_ERROR(queue->migrate());
   {
     Statement created(db, "INSERT OR IGNORE INTO meta(key, value) VALUES('created_at', ?)");
     created.bind(1, std::to_string(unix_now()));
@@ -178,6 +172,98 @@ Status JobQueue::exec(const char* sql) {
   return {};
 }
 
+Status JobQueue::migrate() {
+  Statement columns(db_, "SELECT 1 FROM pragma_table_info('jobs') WHERE name='priority'");
+  if (columns.step() == SQLITE_ROW) return {};
+  KGATE_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
+  Status added = exec(kPriorityColumns);
+  if (!added.ok()) {
+    (void)exec("ROLLBACK");
+    return added;
+  }
+  KGATE_RETURN_IF_ERROR(exec("COMMIT"));
+  return exec("CREATE INDEX IF NOT EXISTS jobs_by_priority ON jobs(state, priority, id)");
+}
+
+std::optional<PullState> JobQueue::known_pull_locked(const std::string& repo, int64_t number) {
+  Statement s(db_, "SELECT head_sha, base_sha, trusted FROM pulls WHERE repository=? AND number=?");
+  s.bind(1, repo).bind(2, number);
+  if (s.step() != SQLITE_ROW) return std::nullopt;
+  return PullState{repo, number, s.text(0), s.text(1), s.integer(2) != 0};
+}
+
+bool JobQueue::is_approved_locked(const std::string& repo, const std::string& sha) {
+  Statement s(db_, "SELECT 1 FROM approvals WHERE repository=? AND head_sha=?");
+  s.bind(1, repo).bind(2, sha);
+  return s.step() == SQLITE_ROW;
+}
+
+std::optional<PullState> JobQueue::pull_with_head_locked(const std::string& repo,
+                                                         const std::string& sha) {
+  Statement s(db_,
+              "SELECT number, base_sha, trusted FROM pulls WHERE repository=? AND head_sha=? "
+              "LIMIT 2");
+  s.bind(1, repo).bind(2, sha);
+  if (s.step() != SQLITE_ROW) return std::nullopt;
+  PullState pull{repo, s.integer(0), sha, s.text(1), s.integer(2) != 0};
+  if (s.step() == SQLITE_ROW) return std::nullopt;  // two pull requests with one head: ambiguous
+  return pull;
+}
+
+RoutingContext JobQueue::reading_context() {
+  RoutingContext context;
+  context.known_pull = [this](const std::string& repo, int64_t number) {
+    std::lock_guard lock(mutex_);
+    return known_pull_locked(repo, number);
+  };
+  context.is_approved = [this](const std::string& repo, const std::string& sha) {
+    std::lock_guard lock(mutex_);
+    return is_approved_locked(repo, sha);
+  };
+  context.pull_with_head = [this](const std::string& repo, const std::string& sha) {
+    std::lock_guard lock(mutex_);
+    return pull_with_head_locked(repo, sha);
+  };
+  return context;
+}
+
+Status JobQueue::store_routing(const std::string& delivery, const Routing& routing, double now,
+                               bool pull_update) {
+  for (const JobSpec& job : routing.jobs) {
+    Statement s(db_,
+                "INSERT INTO jobs(delivery, kind, spec, state, created_at, priority) "
+                "VALUES(?,?,?,'queued',?,?)");
+    s.bind(1, delivery).bind(2, std::string(to_string(job.kind))).bind(3, job.to_json().dump());
+    s.bind(4, now).bind(5, static_cast<int64_t>(job_priority(job.kind)));
+    KGATE_RETURN_IF_ERROR(s.run("queueing a job"));
+  }
+  if (routing.pull_update && pull_update) {
+    const PullState& p = *routing.pull_update;
+    Statement s(db_,
+                "INSERT INTO pulls(repository, number, head_sha, base_sha, trusted, updated_at) "
+                "VALUES(?,?,?,?,?,?) ON CONFLICT(repository, number) DO UPDATE SET "
+                "head_sha=excluded.head_sha, base_sha=excluded.base_sha, "
+                "trusted=excluded.trusted, updated_at=excluded.updated_at");
+    s.bind(1, p.repository).bind(2, p.number).bind(3, p.head_sha).bind(4, p.base_sha);
+    s.bind(5, static_cast<int64_t>(p.trusted)).bind(6, now);
+    KGATE_RETURN_IF_ERROR(s.run("recording a pull request"));
+  }
+  for (const Approval& a : routing.approvals) {
+    Statement s(db_,
+                "INSERT OR IGNORE INTO approvals(repository, head_sha, pull_number, "
+                "approved_by, approved_at) VALUES(?,?,?,?,?)");
+    s.bind(1, a.repository).bind(2, a.head_sha).bind(3, a.pull_number).bind(4, a.by);
+    s.bind(5, now);
+    KGATE_RETURN_IF_ERROR(s.run("recording an approval"));
+  }
+  for (const Notice& n : routing.notices) {
+    Statement s(db_, "INSERT INTO notices(notice, created_at) VALUES(?,?)");
+    s.bind(1, notice_json(n)).bind(2, now);
+    KGATE_RETURN_IF_ERROR(s.run("recording a notice"));
+  }
+  return {};
+}
+
 Status JobQueue::accept_batch(const std::vector<const IncomingDelivery*>& deliveries,
                               const RouteFn& router,
                               std::vector<std::pair<DeliveryOutcome, Routing>>& results) {
@@ -186,17 +272,14 @@ Status JobQueue::accept_batch(const std::vector<const IncomingDelivery*>& delive
   KGATE_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
   double now = unix_now();
   RoutingContext context;
-  context.known_pull = [&](const std::string& repo, int64_t number) -> std::optional<PullState> {
-    Statement s(db_,
-                "SELECT head_sha, base_sha, trusted FROM pulls WHERE repository=? AND number=?");
-    s.bind(1, repo).bind(2, number);
-    if (s.step() != SQLITE_ROW) return std::nullopt;
-    return PullState{repo, number, s.text(0), s.text(1), s.integer(2) != 0};
+  context.known_pull = [this](const std::string& repo, int64_t number) {
+    return known_pull_locked(repo, number);
   };
-  context.is_approved = [&](const std::string& repo, const std::string& sha) {
-    Statement s(db_, "SELECT 1 FROM approvals WHERE repository=? AND head_sha=?");
-    s.bind(1, repo).bind(2, sha);
-    return s.step() == SQLITE_ROW;
+  context.is_approved = [this](const std::string& repo, const std::string& sha) {
+    return is_approved_locked(repo, sha);
+  };
+  context.pull_with_head = [this](const std::string& repo, const std::string& sha) {
+    return pull_with_head_locked(repo, sha);
   };
   for (size_t i = 0; i < deliveries.size(); ++i) {
     const IncomingDelivery& d = *deliveries[i];
@@ -208,50 +291,32 @@ Status JobQueue::accept_batch(const std::vector<const IncomingDelivery*>& delive
     // A failure rolls back the whole batch: each of its deliveries is then
     // answered with an error, so GitHub reports it and it can be redelivered.
     Status stored = [&]() -> Status {
-      Routing routing = router(d, context);
+      Routed routed = router(d, context);
+      bool pending = !routed.deferred.empty();
+      const Routing& routing = routed.routing;
       Statement insert(
           db_,
           "INSERT INTO deliveries(id, event, action, received_at, outcome, jobs, body) "
           "VALUES(?,?,?,?,?,?,?)");
       insert.bind(1, d.id).bind(2, d.event).bind(3, d.action).bind(4, now);
-      insert.bind(5, std::string(routing.jobs.empty() ? "ignored" : "queued"));
-      insert.bind(6, static_cast<int64_t>(routing.jobs.size())).bind_blob(7, d.body);
+      insert.bind(5, std::string(pending                ? "pending"
+                                 : routing.jobs.empty() ? "ignored"
+                                                        : "queued"));
+      insert.bind(6, static_cast<int64_t>(pending ? 0 : routing.jobs.size())).bind_blob(7, d.body);
       KGATE_RETURN_IF_ERROR(insert.run("storing a delivery"));
-      for (const JobSpec& job : routing.jobs) {
-        Statement s(db_,
-                    "INSERT INTO jobs(delivery, kind, spec, state, created_at) "
-                    "VALUES(?,?,?,'queued',?)");
-        s.bind(1, d.id).bind(2, std::string(to_string(job.kind))).bind(3, job.to_json().dump());
-        s.bind(4, now);
-        KGATE_RETURN_IF_ERROR(s.run("queueing a job"));
+      if (pending) {
+        nlohmann::json pinned = nlohmann::json::array();
+        for (const PullState& p : routed.pinned) pinned.push_back(pull_json(p));
+        Statement s(db_, "INSERT INTO pending(delivery, pinned) VALUES(?,?)");
+        s.bind(1, d.id).bind(2, pinned.dump());
+        KGATE_RETURN_IF_ERROR(s.run("recording a pending delivery"));
+        results[i].first = DeliveryOutcome::kPending;
+        results[i].second.ignored = routed.deferred;
+        return {};
       }
-      if (routing.pull_update) {
-        const PullState& p = *routing.pull_update;
-        Statement s(
-            db_,
-            "INSERT INTO pulls(repository, number, head_sha, base_sha, trusted, updated_at) "
-            "VALUES(?,?,?,?,?,?) ON CONFLICT(repository, number) DO UPDATE SET "
-            "head_sha=excluded.head_sha, base_sha=excluded.base_sha, "
-            "trusted=excluded.trusted, updated_at=excluded.updated_at");
-        s.bind(1, p.repository).bind(2, p.number).bind(3, p.head_sha).bind(4, p.base_sha);
-        s.bind(5, static_cast<int64_t>(p.trusted)).bind(6, now);
-        KGATE_RETURN_IF_ERROR(s.run("recording a pull request"));
-      }
-      for (const Approval& a : routing.approvals) {
-        Statement s(db_,
-                    "INSERT OR IGNORE INTO approvals(repository, head_sha, pull_number, "
-                    "approved_by, approved_at) VALUES(?,?,?,?,?)");
-        s.bind(1, a.repository).bind(2, a.head_sha).bind(3, a.pull_number).bind(4, a.by);
-        s.bind(5, now);
-        KGATE_RETURN_IF_ERROR(s.run("recording an approval"));
-      }
-      for (const Notice& n : routing.notices) {
-        Statement s(db_, "INSERT INTO notices(notice, created_at) VALUES(?,?)");
-        s.bind(1, notice_json(n)).bind(2, now);
-        KGATE_RETURN_IF_ERROR(s.run("recording a notice"));
-      }
+      KGATE_RETURN_IF_ERROR(store_routing(d.id, routing, now, true));
       results[i] = {routing.jobs.empty() ? DeliveryOutcome::kIgnored : DeliveryOutcome::kQueued,
-                    std::move(routing)};
+                    std::move(routed.routing)};
       return {};
     }();
     if (!stored.ok()) {
@@ -264,6 +329,62 @@ Status JobQueue::accept_batch(const std::vector<const IncomingDelivery*>& delive
   return committed;
 }
 
+Result<std::vector<PendingDelivery>> JobQueue::due_pending(double now, int limit) {
+  std::lock_guard lock(mutex_);
+  std::vector<PendingDelivery> out;
+  Statement s(db_,
+              "SELECT d.id, d.event, d.body, p.pinned, p.attempts, d.received_at FROM pending p "
+              "JOIN deliveries d ON d.id = p.delivery WHERE p.not_before <= ? "
+              "ORDER BY d.received_at, d.rowid LIMIT ?");
+  s.bind(1, now).bind(2, static_cast<int64_t>(limit));
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW)
+    out.push_back({s.text(0), s.text(1), s.blob(2), pulls_from_json(s.text(3)),
+                   static_cast<int>(s.integer(4)), s.real(5)});
+  if (rc != SQLITE_DONE)
+    return Error::infrastructure(std::string("job queue: reading pending deliveries: ") +
+                                 sqlite3_errmsg(db_));
+  return out;
+}
+
+Status JobQueue::finish_pending(const std::string& id, const Routing& routing) {
+  std::lock_guard lock(mutex_);
+  KGATE_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
+  Status stored = [&]() -> Status {
+    Statement still(db_, "DELETE FROM pending WHERE delivery=?");
+    still.bind(1, id);
+    KGATE_RETURN_IF_ERROR(still.run("ending a pending delivery"));
+    if (sqlite3_changes(db_) == 0) return {};  // routed already
+    KGATE_RETURN_IF_ERROR(store_routing(id, routing, unix_now(), false));
+    Statement u(db_, "UPDATE deliveries SET outcome=?, jobs=? WHERE id=?");
+    u.bind(1, std::string(routing.jobs.empty() ? "ignored" : "queued"));
+    u.bind(2, static_cast<int64_t>(routing.jobs.size())).bind(3, id);
+    return u.run("recording a pending delivery's routing");
+  }();
+  if (!stored.ok()) {
+    (void)exec("ROLLBACK");
+    return stored;
+  }
+  Status committed = exec("COMMIT");
+  if (!committed.ok()) (void)exec("ROLLBACK");
+  return committed;
+}
+
+Status JobQueue::postpone_pending(const std::string& id, double not_before) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "UPDATE pending SET attempts=attempts+1, not_before=? WHERE delivery=?");
+  s.bind(1, not_before).bind(2, id);
+  return s.run("postponing a pending delivery");
+}
+
+Result<int64_t> JobQueue::pending_count() {
+  std::lock_guard lock(mutex_);
+  Statement s(db_, "SELECT count(*) FROM pending");
+  if (s.step() != SQLITE_ROW)
+    return Error::infrastructure("job queue: counting pending deliveries failed");
+  return s.integer(0);
+}
+
 Result<int> JobQueue::recover() {
   std::lock_guard lock(mutex_);
   KGATE_RETURN_IF_ERROR(
@@ -272,14 +393,15 @@ Result<int> JobQueue::recover() {
   return sqlite3_changes(db_);
 }
 
-Result<std::optional<StoredJob>> JobQueue::claim(int worker, double now) {
+Result<std::optional<StoredJob>> JobQueue::claim(int worker, double now, int max_priority) {
   std::lock_guard lock(mutex_);
   KGATE_RETURN_IF_ERROR(exec("BEGIN IMMEDIATE"));
   std::optional<StoredJob> claimed;
-  Statement s(db_,
-              "SELECT id, delivery, spec, state, attempts, last_error, outcome FROM jobs "
-              "WHERE state='queued' AND not_before<=? ORDER BY id LIMIT 1");
-  s.bind(1, now);
+  std::string sql = std::string("SELECT ") + kJobColumns +
+                    " FROM jobs WHERE state='queued' AND not_before<=? AND priority<=? "
+                    "ORDER BY priority, id LIMIT 1";
+  Statement s(db_, sql.c_str());
+  s.bind(1, now).bind(2, static_cast<int64_t>(max_priority));
   if (s.step() == SQLITE_ROW) {
     auto job = read_job(s);
     if (!job.ok()) {
@@ -338,12 +460,25 @@ Status JobQueue::retry_later(int64_t id, const std::string& error, double not_be
   return s.run("scheduling a retry");
 }
 
-Status JobQueue::requeue(int64_t id) {
+Status JobQueue::requeue(int64_t id, bool preempted) {
   std::lock_guard lock(mutex_);
-  Statement s(
-      db_, "UPDATE jobs SET state='queued', attempts=max(attempts-1, 0), worker=NULL WHERE id=?");
-  s.bind(1, id);
+  Statement s(db_,
+              "UPDATE jobs SET state='queued', attempts=max(attempts-1, 0), worker=NULL, "
+              "preemptions=preemptions+? WHERE id=?");
+  s.bind(1, static_cast<int64_t>(preempted)).bind(2, id);
   return s.run("queueing a job again");
+}
+
+Result<bool> JobQueue::has_due(int max_priority, double now) {
+  std::lock_guard lock(mutex_);
+  Statement s(db_,
+              "SELECT 1 FROM jobs WHERE state='queued' AND not_before<=? AND priority<=? LIMIT 1");
+  s.bind(1, now).bind(2, static_cast<int64_t>(max_priority));
+  int rc = s.step();
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+    return Error::infrastructure(std::string("job queue: looking for due jobs: ") +
+                                 sqlite3_errmsg(db_));
+  return rc == SQLITE_ROW;
 }
 
 Result<std::vector<std::pair<int64_t, Notice>>> JobQueue::unsent_notices(int limit) {
@@ -381,8 +516,8 @@ Result<std::map<std::string, int64_t>> JobQueue::job_counts() {
 Result<std::vector<StoredJob>> JobQueue::jobs() {
   std::lock_guard lock(mutex_);
   std::vector<StoredJob> out;
-  Statement s(
-      db_, "SELECT id, delivery, spec, state, attempts, last_error, outcome FROM jobs ORDER BY id");
+  std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs ORDER BY id";
+  Statement s(db_, sql.c_str());
   while (s.step() == SQLITE_ROW) {
     auto job = read_job(s);
     if (job.ok()) out.push_back(*job);

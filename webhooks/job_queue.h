@@ -6,7 +6,12 @@
 //  - a job is in exactly one state (queued, running, done, failed); a job left
 //    "running" by a process that died is queued again by recover();
 //  - an approval is keyed by (repository, head commit) and never moves to
-//    another commit.
+//    another commit;
+//  - a delivery whose routing needs an answer not at hand (a GitHub
+//    permission lookup) is stored as "pending" with the pull requests as the
+//    router saw them, and routed later by finish_pending(), exactly once;
+//  - claim() takes the lowest priority number first (job_priority()), oldest
+//    first within a priority.
 // All access goes through one connection under a mutex: the work per call is
 // small, and one connection lets the intake batch many deliveries per fsync.
 #include <sqlite3.h>
@@ -43,6 +48,8 @@ struct StoredJob {
   int attempts = 0;   // started attempts
   std::string last_error;
   std::string outcome;  // done: "passed", "check-failed"; failed: why
+  int priority = 1;     // job_priority(spec.kind)
+  int preemptions = 0;  // times a gate stopped it (requeue(id, true))
 };
 
 // One delivery handed to the intake, already verified and parsed.
@@ -54,7 +61,25 @@ struct IncomingDelivery {
   const WebhookEvent* parsed = nullptr;  // the body parsed (the router parses it when null)
 };
 
-enum class DeliveryOutcome { kQueued, kIgnored, kDuplicate };
+enum class DeliveryOutcome { kQueued, kIgnored, kDuplicate, kPending };
+
+// The intake router's answer for one delivery.
+struct Routed {
+  Routing routing;
+  // Non-empty: route it later (and why); `routing` is then not stored.
+  std::string deferred;
+  // The pull requests as known at intake, for the later routing: a command
+  // acts on the head its author saw, not on one pushed while it waited.
+  std::vector<PullState> pinned;
+};
+
+// A delivery stored but not routed yet.
+struct PendingDelivery {
+  std::string id, event, body;
+  std::vector<PullState> pinned;
+  int attempts = 0;
+  double received_at = 0;
+};
 
 class JobQueue {
  public:
@@ -68,20 +93,36 @@ class JobQueue {
   // a RoutingContext reading this database) and stores the result, all in one
   // transaction (one fsync for the batch). `results` gets one outcome per
   // delivery; on failure nothing of the batch is stored.
-  using RouteFn = std::function<Routing(const IncomingDelivery&, RoutingContext&)>;
+  using RouteFn = std::function<Routed(const IncomingDelivery&, RoutingContext&)>;
   Status accept_batch(const std::vector<const IncomingDelivery*>& deliveries, const RouteFn& router,
                       std::vector<std::pair<DeliveryOutcome, Routing>>& results);
+
+  // Pending deliveries whose time has come, oldest first.
+  Result<std::vector<PendingDelivery>> due_pending(double now, int limit);
+  // Stores a pending delivery's routing (jobs, approvals, notices; not the
+  // pull request's state, which newer events own) and ends its pending state.
+  Status finish_pending(const std::string& id, const Routing& routing);
+  Status postpone_pending(const std::string& id, double not_before);
+  Result<int64_t> pending_count();
+  // A RoutingContext whose lookups read this queue (each under the lock),
+  // for routing outside accept_batch.
+  RoutingContext reading_context();
 
   // Moves jobs left running by a dead process back to queued; returns how many.
   Result<int> recover();
 
-  // Claims the oldest queued job whose retry time has come.
-  Result<std::optional<StoredJob>> claim(int worker, double now);
+  // Claims the queued job of lowest priority number (then oldest) whose
+  // retry time has come, among priorities up to `max_priority`.
+  Result<std::optional<StoredJob>> claim(int worker, double now,
+                                         int max_priority = kLongJobPriority);
+  // Whether a job of priority up to `max_priority` is queued and due.
+  Result<bool> has_due(int max_priority, double now);
   Status complete(int64_t id, const std::string& outcome, double now);
   Status retry_later(int64_t id, const std::string& error, double not_before);
   Status fail(int64_t id, const std::string& error, double now);
-  // A job interrupted by shutdown: queued again, the attempt not counted.
-  Status requeue(int64_t id);
+  // A job interrupted by shutdown (or stopped for a gate: `preempted`):
+  // queued again, the attempt not counted.
+  Status requeue(int64_t id, bool preempted = false);
 
   // The oldest notices not yet sent; mark each sent once the Notifier took it.
   Result<std::vector<std::pair<int64_t, Notice>>> unsent_notices(int limit);
@@ -98,6 +139,13 @@ class JobQueue {
  private:
   explicit JobQueue(sqlite3* db) : db_(db) {}
   Status exec(const char* sql);
+  Status migrate();
+  Status store_routing(const std::string& delivery, const Routing& routing, double now,
+                       bool pull_update);
+  // Lookups for routing; the caller holds mutex_.
+  std::optional<PullState> known_pull_locked(const std::string& repo, int64_t number);
+  bool is_approved_locked(const std::string& repo, const std::string& sha);
+  std::optional<PullState> pull_with_head_locked(const std::string& repo, const std::string& sha);
   Status finish(int64_t id, const std::string& state, const std::string& error, double now);
 
   void checkpoint_loop(std::filesystem::path file);

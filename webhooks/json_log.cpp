@@ -6,6 +6,8 @@
 #include <ctime>
 #include <mutex>
 
+#include "bot/redact.h"
+
 namespace kgate::webhooks {
 namespace {
 std::mutex log_mutex;
@@ -32,7 +34,9 @@ void set_json_log_enabled(bool on) {
 void json_log(nlohmann::json line) {
   if (!enabled) return;
   line["ts"] = now_iso();
-  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // Redacted: a job's error text or a request header may carry a secret.
+  std::string text =
+      bot::redact(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n";
   std::lock_guard lock(log_mutex);
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);

@@ -4,28 +4,37 @@
 
 namespace kgate::webhooks {
 
-void MemoryBudget::acquire(size_t bytes) {
-  bytes = std::min(bytes, capacity_);
+bool MemoryBudget::acquire(size_t bytes, Deadline deadline) {
   std::unique_lock lock(mutex_);
-  freed_.wait(lock, [&] { return used_ + bytes <= capacity_; });
+  bytes = std::min(bytes, capacity_);
+  if (!freed_.wait_until(lock, deadline, [&] { return used_ + bytes <= capacity_; })) return false;
   used_ += bytes;
+  return true;
 }
 
 void MemoryBudget::release(size_t bytes) {
-  bytes = std::min(bytes, capacity_);
   {
     std::lock_guard lock(mutex_);
-    used_ -= bytes;
+    used_ -= std::min(bytes, used_);
   }
   freed_.notify_all();
 }
 
-MemoryHold::MemoryHold(MemoryBudget& budget, size_t bytes) : budget_(budget), bytes_(bytes) {
-  budget_.acquire(bytes_);
+size_t MemoryBudget::used() {
+  std::lock_guard lock(mutex_);
+  return used_;
+}
+
+bool MemoryHold::grow_to(size_t bytes, MemoryBudget::Deadline deadline) {
+  bytes = std::min(bytes, budget_.capacity());
+  if (bytes <= bytes_) return true;
+  if (!budget_.acquire(bytes - bytes_, deadline)) return false;
+  bytes_ = bytes;
+  return true;
 }
 
 MemoryHold::~MemoryHold() {
-  budget_.release(bytes_);
+  if (bytes_) budget_.release(bytes_);
 }
 
 }  // namespace kgate::webhooks

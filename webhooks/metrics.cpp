@@ -58,7 +58,13 @@ void Metrics::job_retried(const std::string& kind) {
   ++retries_[kind];
 }
 
-std::string Metrics::render(const std::map<std::string, double>& queue_depth) const {
+void Metrics::connection_refused(const std::string& reason) {
+  std::lock_guard lock(mutex_);
+  ++refused_[reason];
+}
+
+std::string Metrics::render(const std::map<std::string, double>& queue_depth,
+                            double pending_deliveries) const {
   std::lock_guard lock(mutex_);
   std::ostringstream out;
   auto histogram = [&](const std::string& name, const std::string& labels, const Histogram& h) {
@@ -83,6 +89,13 @@ std::string Metrics::render(const std::map<std::string, double>& queue_depth) co
   out << "# HELP kgate_webhook_answer_seconds Time from a request's arrival to its answer.\n"
       << "# TYPE kgate_webhook_answer_seconds histogram\n";
   histogram("kgate_webhook_answer_seconds", "", answer_);
+  out << "# HELP kgate_http_refused_total Connections and requests the HTTP front cut, by "
+         "reason.\n# TYPE kgate_http_refused_total counter\n";
+  for (const auto& [reason, n] : refused_)
+    out << "kgate_http_refused_total{reason=\"" << label(reason) << "\"} " << n << "\n";
+  out << "# HELP kgate_webhook_pending_deliveries Deliveries stored, waiting for GitHub's answer "
+         "to be routed.\n# TYPE kgate_webhook_pending_deliveries gauge\n"
+      << "kgate_webhook_pending_deliveries " << pending_deliveries << "\n";
   out << "# HELP kgate_jobs Jobs in the queue, by state.\n# TYPE kgate_jobs gauge\n";
   for (const auto& [state, n] : queue_depth)
     out << "kgate_jobs{state=\"" << label(state) << "\"} " << n << "\n";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "bot/result_marker.h"
+
 namespace kgate::webhooks {
 namespace {
 
@@ -21,6 +23,20 @@ std::optional<PullState> known(const RoutingContext& context, const std::string&
                                int64_t number) {
   if (!context.known_pull) return std::nullopt;
   return context.known_pull(repository, number);
+}
+
+// Write access, failing closed: an unknown answer is no, with the reason.
+struct Access {
+  bool write = false;
+  std::string why_not;
+};
+Access write_access(const RoutingContext& context, const std::string& repository,
+                    const std::string& user, const std::string& association) {
+  const PermissionLookup& permissions = permissions_of(context);
+  std::optional<bool> write = permissions.has_write(repository, user, association);
+  if (write && *write) return {true, ""};
+  if (write) return {false, user + " has no write access to " + repository};
+  return {false, permissions.why_unknown(repository, user, association)};
 }
 
 Notice waiting_notice(const std::string& repository, int64_t number, const std::string& sha) {
@@ -51,8 +67,7 @@ void gate_or_wait(const PullState& pull, const RoutingContext& context, std::str
 
 void route_pull_request(const WebhookEvent& event, const RoutingContext& context, Routing& out) {
   const PullRequestInfo& pr = *event.pull_request;
-  PullState pull{event.repository, pr.number, pr.head_sha, pr.base_sha,
-                 pull_request_trusted(pr, event.repository, permissions_of(context))};
+  PullState pull{event.repository, pr.number, pr.head_sha, pr.base_sha, pull_request_trusted(pr)};
   const std::string& action = event.action;
   if (action == "closed") {
     out.ignored = "pull request closed";
@@ -71,12 +86,12 @@ void route_pull_request(const WebhookEvent& event, const RoutingContext& context
   if (action == "labeled" &&
       std::find(context.approval_labels.begin(), context.approval_labels.end(), event.label) !=
           context.approval_labels.end()) {
-    // Labels can be applied only by people with triage access or more; a
-    // permission lookup that knows better may still refuse the sender.
-    if (!permissions_of(context).has_write(event.repository, event.sender, "").value_or(true)) {
+    // Triage access is enough to label: the sender's write access is asked for.
+    if (Access access = write_access(context, event.repository, event.sender, ""); !access.write) {
       out.notices.push_back(
           {"command-refused", event.repository, pr.number, pr.head_sha,
-           "the approval label was added by " + event.sender + ", who has no write access"});
+           "the approval label added by " + event.sender + " does not approve: " + access.why_not});
+      out.ignored = "approval label from a user without write access";
       return;
     }
     out.approvals.push_back({event.repository, pr.number, pr.head_sha, event.sender});
@@ -128,6 +143,44 @@ void route_push(const WebhookEvent& event, const RoutingContext& context, Routin
   if (out.jobs.empty()) out.ignored = "push touches no kernel file";
 }
 
+// `/kgate rebase` and `/kgate ignore` on one of kgate's pull requests: the
+// kernel comes from the result marker in its description. Whether the pull
+// request really is kgate's (its branch is kgate/optimize/<kernel>) the job
+// checks on the forge before it touches anything.
+void route_bot_command(const WebhookEvent& event, const CommentCommand& command,
+                       const RoutingContext& context, const std::string& reason, Routing& out) {
+  const CommentInfo& comment = *event.comment;
+  const std::string& repo = event.repository;
+  int64_t number = comment.issue_number;
+  std::optional<std::string> kernel =
+      comment.on_pull_request ? bot::result_kernel_in(comment.issue_body) : std::nullopt;
+  if (!kernel) {
+    out.notices.push_back({"command-refused", repo, number, "",
+                           "/kgate " + command.verb +
+                               " works on kgate's own pull requests (branches "
+                               "kgate/optimize/<kernel>); this is not one"});
+    out.ignored = "/kgate " + command.verb + " on a pull request that is not kgate's";
+    return;
+  }
+  bool known_kernel = std::any_of(context.kernels.begin(), context.kernels.end(),
+                                  [&](const KernelFiles& k) { return k.name == *kernel; });
+  if (!known_kernel && command.verb == "rebase") {
+    out.notices.push_back({"command-refused", repo, number, "",
+                           "/kgate rebase: kgate.json has no kernel named '" + *kernel +
+                               "' any more; close this pull request instead"});
+    out.ignored = "unknown kernel";
+    return;
+  }
+  JobSpec job{.kind = command.verb == "rebase" ? JobKind::kRebase : JobKind::kIgnore,
+              .repository = repo,
+              .pull_number = number,
+              .kernel = *kernel,
+              .reason = reason,
+              .requested_by = comment.author};
+  if (job.kind == JobKind::kRebase) job.base = event.default_branch;
+  out.jobs.push_back(std::move(job));
+}
+
 void route_comment(const WebhookEvent& event, const RoutingContext& context, Routing& out) {
   const CommentInfo& comment = *event.comment;
   if (event.action != "created") {
@@ -141,12 +194,10 @@ void route_comment(const WebhookEvent& event, const RoutingContext& context, Rou
   }
   const std::string& repo = event.repository;
   int64_t number = comment.issue_number;
-  if (!permissions_of(context)
-           .has_write(repo, comment.author, comment.author_association)
-           .value_or(false)) {
+  if (Access access = write_access(context, repo, comment.author, comment.author_association);
+      !access.write) {
     out.notices.push_back({"command-refused", repo, number, "",
-                           "/kgate " + command->verb + " needs write access; " + comment.author +
-                               " (" + comment.author_association + ") does not have it"});
+                           "/kgate " + command->verb + " needs write access: " + access.why_not});
     out.ignored = "command from a user without write access";
     return;
   }
@@ -167,14 +218,20 @@ void route_comment(const WebhookEvent& event, const RoutingContext& context, Rou
                         .repository = repo,
                         .base = event.default_branch,
                         .kernel = kernel->name,
-                        .reason = reason});
+                        .reason = reason,
+                        .requested_by = comment.author});
+    return;
+  }
+  if (command->verb == "rebase" || command->verb == "ignore") {
+    route_bot_command(event, *command, context, reason, out);
     return;
   }
   if (command->verb != "rerun" && command->verb != "approve" &&
       command->verb != "accept-regression") {
     out.notices.push_back({"command-refused", repo, number, "",
                            "unknown command /kgate " + command->verb +
-                               " (known: optimize <kernel>, rerun, approve, accept-regression)"});
+                               " (known: optimize <kernel>, rerun, approve, accept-regression, "
+                               "rebase, ignore)"});
     out.ignored = "unknown command";
     return;
   }
@@ -225,14 +282,25 @@ void route_check_run(const WebhookEvent& event, const RoutingContext& context, R
   }
   PullState pull{event.repository, run.pull_number, run.head_sha,
                  run.base_sha.empty() ? event.default_branch : run.base_sha, false};
-  if (auto seen = known(context, event.repository, run.pull_number); seen && run.pull_number) {
+  std::optional<PullState> seen;
+  if (run.pull_number) {
+    seen = known(context, event.repository, run.pull_number);
+  } else if (context.pull_with_head) {
+    // GitHub lists no pull request for a check run on a fork's commit: the
+    // pull request is found by its head; a commit kgate knows no pull request
+    // of is not trusted (it may be anyone's).
+    seen = context.pull_with_head(event.repository, run.head_sha);
+    if (seen) {
+      pull.number = seen->number;
+      pull.base_sha = seen->base_sha;
+    }
+  }
+  if (seen) {
     pull.trusted = seen->trusted && seen->head_sha == run.head_sha;
     if (pull.base_sha.empty()) pull.base_sha = seen->base_sha;
-  } else if (!run.pull_number) {
-    pull.trusted = true;  // a check run on a branch commit of the repository itself
   }
   if (!pull.trusted && !approved(context, event.repository, run.head_sha)) {
-    out.notices.push_back(waiting_notice(event.repository, run.pull_number, run.head_sha));
+    out.notices.push_back(waiting_notice(event.repository, pull.number, run.head_sha));
     out.ignored = "head commit not approved";
     return;
   }

@@ -25,7 +25,7 @@ struct PullState {
   std::string repository;
   int64_t number = 0;
   std::string head_sha, base_sha;
-  bool trusted = false;  // pull_request_trusted() when last seen
+  bool trusted = false;  // pull_request_trusted(): its head is a branch of the repository
 };
 
 struct Approval {
@@ -48,6 +48,11 @@ struct RoutingContext {
   std::vector<KernelFiles> kernels;
   std::string manifest_file = "kgate.json";  // relative to the repository root
   std::function<std::optional<PullState>(const std::string& repository, int64_t number)> known_pull;
+  // The pull request whose known head is `head_sha` (check runs of fork pull
+  // requests name none); nullopt when none or several are.
+  std::function<std::optional<PullState>(const std::string& repository,
+                                         const std::string& head_sha)>
+      pull_with_head;
   std::function<bool(const std::string& repository, const std::string& head_sha)> is_approved;
   const PermissionLookup* permissions = nullptr;  // null: AuthorAssociationPermissions
   std::vector<std::string> approval_labels = {"kgate:approved"};
@@ -63,7 +68,7 @@ struct Routing {
 
 // A "/kgate <verb> [argument]" line in a comment; the first such line counts.
 struct CommentCommand {
-  std::string verb;  // optimize, rerun, approve, accept-regression
+  std::string verb;  // optimize, rerun, approve, accept-regression, rebase, ignore
   std::string argument;
 };
 std::optional<CommentCommand> parse_comment_command(const std::string& body);

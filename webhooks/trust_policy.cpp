@@ -2,16 +2,34 @@
 
 namespace kgate::webhooks {
 
-std::optional<bool> AuthorAssociationPermissions::has_write(const std::string&, const std::string&,
-                                                            const std::string& association) const {
-  if (association.empty()) return std::nullopt;
-  return association == "OWNER" || association == "MEMBER" || association == "COLLABORATOR";
+bool PermissionLookup::answer_at_hand(const std::string&, const std::string&) const {
+  return true;
 }
 
-bool pull_request_trusted(const PullRequestInfo& pr, const std::string& repository,
-                          const PermissionLookup& permissions) {
-  if (pr.from_fork()) return false;
-  return permissions.has_write(repository, pr.author, pr.author_association).value_or(false);
+std::string PermissionLookup::why_unknown(const std::string& repository, const std::string& user,
+                                          const std::string&) const {
+  return "kgate could not find out whether " + user + " has write access to " + repository;
+}
+
+std::optional<bool> AuthorAssociationPermissions::has_write(const std::string&, const std::string&,
+                                                            const std::string& association) const {
+  if (association == "OWNER") return true;
+  if (association.empty() || association == "MEMBER" || association == "COLLABORATOR")
+    return std::nullopt;
+  return false;
+}
+
+std::string AuthorAssociationPermissions::why_unknown(const std::string&, const std::string& user,
+                                                      const std::string& association) const {
+  std::string what = association.empty()
+                         ? "GitHub's payload does not say what " + user + " may do"
+                         : "the association " + association + " does not tell " + "whether " +
+                               user + " may write (it may be read only)";
+  return what + "; start kgate serve with --forge github so that GitHub's permission API decides";
+}
+
+bool pull_request_trusted(const PullRequestInfo& pr) {
+  return !pr.from_fork();
 }
 
 }  // namespace kgate::webhooks

@@ -96,6 +96,7 @@ Result<CommentInfo> parse_comment(const json& body) {
   info.body = text(comment, "body");
   info.author = text(object_or_null(comment, "user"), "login");
   info.author_association = text(comment, "author_association");
+  info.issue_body = text(issue, "body");
   return info;
 }
 

@@ -38,6 +38,7 @@ struct CommentInfo {
   std::string body;
   std::string author;
   std::string author_association;
+  std::string issue_body;  // the pull request's description (kgate's carry a result marker)
 };
 
 struct CheckRunInfo {

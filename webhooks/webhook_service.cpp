@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -10,6 +11,7 @@
 #include "webhooks/json_log.h"
 #include "webhooks/kernel_files.h"
 #include "webhooks/memory_budget.h"
+#include "webhooks/notice_sender.h"
 #include "webhooks/signature.h"
 #include "webhooks/webhook_event.h"
 
@@ -17,6 +19,16 @@ namespace kgate::webhooks {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// A request's bytes as they may appear in a reply or a log line: printable
+// ASCII only, at most `max` characters (a header may hold invalid UTF-8 or
+// eight kilobytes).
+std::string printable(std::string_view text, size_t max = 100) {
+  std::string out;
+  for (char c : text.substr(0, max)) out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  if (text.size() > max) out += "...";
+  return out;
+}
 
 bool valid_token(const std::string& s, size_t max, bool allow_upper) {
   if (s.empty() || s.size() > max) return false;
@@ -28,9 +40,26 @@ bool valid_token(const std::string& s, size_t max, bool allow_upper) {
   return true;
 }
 
+// Never throws: text that is not UTF-8 is replaced, not refused.
 void answer(httplib::Response& res, int status, const nlohmann::json& body) {
   res.status = status;
-  res.set_content(body.dump() + "\n", "application/json");
+  res.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+                  "application/json");
+}
+
+// The reply ends the connection: what follows it on the socket is not a request.
+void close_connection(httplib::Response& res) {
+  res.set_header("Connection", "close");
+  BoundedHttpServer::close_after_reply();
+}
+
+// Anything a handler threw: a 500 that says nothing of what it was.
+void internal_error(httplib::Response& res) {
+  res.headers.clear();
+  res.status = 500;
+  close_connection(res);
+  res.set_content("{\"error\":\"internal error; the delivery was not stored\"}\n",
+                  "application/json");
 }
 
 }  // namespace
@@ -45,14 +74,54 @@ WebhookService::~WebhookService() {
   }
   recovery_wake_.notify_all();
   if (recovery_thread_.joinable()) recovery_thread_.join();
+  if (pending_) pending_->stop();
   if (intake_) intake_->stop();
-  if (workers_) workers_->stop();
-  {
-    std::lock_guard lock(notice_mutex_);
-    notices_stopping_ = true;
+  if (workers_) workers_->stop(drain_deadline());
+  if (notices_) {
+    notices_->request_stop(drain_deadline());
+    notices_->join();
   }
-  notice_wake_.notify_all();
-  if (notice_thread_.joinable()) notice_thread_.join();
+}
+
+std::chrono::steady_clock::time_point WebhookService::drain_deadline() {
+  std::lock_guard lock(stop_mutex_);
+  if (stopped_at_ == Clock::time_point::max()) stopped_at_ = Clock::now();
+  return stopped_at_ + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(options_.workers.drain_timeout_s));
+}
+
+Routing WebhookService::route_event(const WebhookEvent& event, RoutingContext& context) {
+  auto kernels = kernels_->get();
+  context.kernels = kernels->kernels;
+  if (!kernels->manifest_file.empty()) context.manifest_file = kernels->manifest_file;
+  return route(event, context);
+}
+
+Routed WebhookService::route_at_intake(const IncomingDelivery& d, RoutingContext& shared) {
+  Result<WebhookEvent> event = Error::bad_input("not parsed");
+  if (d.parsed) {
+    event = *d.parsed;
+  } else {
+    event = parse_webhook_event(d.event, d.body);
+  }
+  Routed out;
+  if (!event.ok()) {
+    out.routing.ignored = event.error().message;
+    return out;
+  }
+  // The pull requests the router looks at are remembered, so that a delivery
+  // routed later acts on the heads known now.
+  RoutingContext context = shared;
+  context.known_pull = [&](const std::string& repo, int64_t number) {
+    auto pull = shared.known_pull(repo, number);
+    if (pull) out.pinned.push_back(*pull);
+    return pull;
+  };
+  IntakePermissions permissions(*permissions_);
+  context.permissions = &permissions;
+  out.routing = route_event(*event, context);
+  out.deferred = permissions.waiting_for();
+  return out;
 }
 
 Result<std::unique_ptr<WebhookService>> WebhookService::open(ServiceOptions options) {
@@ -75,6 +144,22 @@ Result<std::unique_ptr<WebhookService>> WebhookService::open(ServiceOptions opti
   } else {
     o.command.repo = o.repo;
     o.command.state_dir = o.state_dir;
+    // The queue decides what runs: a job (pull-request code) must not read or
+    // write it. Hiding it closes the folders above it to new entries, which
+    // jobs need inside the repository (its state under .kgate/).
+    std::error_code ec;
+    auto state = std::filesystem::weakly_canonical(o.state_dir, ec);
+    auto repo = std::filesystem::weakly_canonical(o.repo, ec);
+    auto [r, s] = std::mismatch(repo.begin(), repo.end(), state.begin(), state.end());
+    if (r == repo.end()) {
+      json_log({{"msg", "jobs can write the queue"},
+                {"reason", "the state folder is inside the repository"},
+                {"advice", "pass --state-dir a folder outside the repository"}});
+    } else {
+      for (const char* name :
+           {"queue.db", "queue.db-wal", "queue.db-shm", "queue.db-journal", "notices.jsonl"})
+        o.command.hidden_files.push_back(o.state_dir / name);
+    }
     service->executor_ = std::make_unique<CommandJobExecutor>(o.command);
   }
   if (o.notifier) {
@@ -87,35 +172,42 @@ Result<std::unique_ptr<WebhookService>> WebhookService::open(ServiceOptions opti
   if (auto kernels = service->kernels_->get(); !kernels->error.empty())
     json_log({{"msg", "push events will queue no kernel jobs"}, {"reason", kernels->error}});
 
+  if (o.permissions) {
+    service->permissions_ = o.permissions;
+  } else {
+    service->own_permissions_ = std::make_unique<AuthorAssociationPermissions>();
+    service->permissions_ = service->own_permissions_.get();
+  }
+
   WebhookService* self = service.get();
   service->workers_ = std::make_unique<WorkerPool>(*service->queue_, *service->executor_,
                                                    service->metrics_, o.workers);
-  auto route_delivery = [self](const IncomingDelivery& d, RoutingContext& context) {
-    Result<WebhookEvent> event = Error::bad_input("not parsed");
-    if (d.parsed) {
-      event = *d.parsed;
-    } else {
-      event = parse_webhook_event(d.event, d.body);
-    }
-    if (!event.ok()) return Routing{.ignored = event.error().message};
-    auto kernels = self->kernels_->get();
-    context.kernels = kernels->kernels;
-    if (!kernels->manifest_file.empty()) context.manifest_file = kernels->manifest_file;
-    context.permissions = self->options_.permissions;
-    return route(*event, context);
-  };
-  service->intake_ = std::make_unique<DeliveryIntake>(*service->queue_, route_delivery, [self] {
+  service->notices_ = std::make_unique<NoticeSender>(*service->queue_, *service->notifier_);
+  auto routed = [self] {
     self->workers_->wake();
-    self->notice_wake_.notify_all();
-  });
+    self->notices_->wake();
+  };
+  service->pending_ = std::make_unique<PendingRouter>(
+      *service->queue_, *service->permissions_,
+      [self](const WebhookEvent& event, RoutingContext& context) {
+        return self->route_event(event, context);
+      },
+      routed, o.pending);
+  service->intake_ = std::make_unique<DeliveryIntake>(
+      *service->queue_,
+      [self](const IncomingDelivery& d, RoutingContext& context) {
+        return self->route_at_intake(d, context);
+      },
+      [self, routed] {
+        routed();
+        self->pending_->wake();
+      });
 
   service->budget_ = std::make_unique<MemoryBudget>(o.body_memory_bytes);
-  service->server_ = std::make_unique<httplib::Server>();
-  httplib::Server& server = *service->server_;
-  int threads = std::max(1, o.http_threads);
-  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  service->server_ = std::make_unique<BoundedHttpServer>(
+      o.http, [self](const char* reason) { self->metrics_.connection_refused(reason); });
+  BoundedHttpServer& server = *service->server_;
   server.set_payload_max_length(o.max_body_bytes);
-  server.set_keep_alive_max_count(1000);
   server.set_tcp_nodelay(true);
   service->install_routes();
   if (o.port == 0) {
@@ -128,14 +220,17 @@ Result<std::unique_ptr<WebhookService>> WebhookService::open(ServiceOptions opti
   if (service->port_ <= 0)
     return Error::infrastructure("cannot listen on " + o.host + ":" + std::to_string(o.port) +
                                  " (in use, or not an address of this host)");
+  server.raise_backlog();
+  if (o.recovery) o.recovery->set_stopping([self] { return self->stopping_.load(); });
   return service;
 }
 
 void WebhookService::install_routes() {
-  httplib::Server& server = *server_;
+  BoundedHttpServer& server = *server_;
   auto method_not_allowed = [](const httplib::Request& req, httplib::Response& res) {
     res.set_header("Allow", req.path == "/webhook" ? "POST" : "GET");
-    answer(res, 405, {{"error", req.method + " is not allowed on " + req.path}});
+    answer(res, 405,
+           {{"error", printable(req.method, 16) + " is not allowed on " + printable(req.path)}});
   };
   server.Get("/webhook", method_not_allowed);
   server.Put("/webhook", method_not_allowed);
@@ -152,193 +247,223 @@ void WebhookService::install_routes() {
     std::map<std::string, double> depth;
     if (auto counts = queue_->job_counts(); counts.ok())
       for (const auto& [state, n] : *counts) depth[state] = static_cast<double>(n);
-    res.set_content(metrics_.render(depth), "text/plain; version=0.0.4");
+    auto pending = queue_->pending_count();
+    res.set_content(metrics_.render(depth, pending.ok() ? static_cast<double>(*pending) : 0),
+                    "text/plain; version=0.0.4");
   });
 
+  // httplib calls this outside its own try: it must not throw.
+  server.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr error) {
+        std::string what = "unknown";
+        try {
+          if (error) std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+          what = e.what();
+        } catch (...) {
+        }
+        json_log({{"msg", "request handler failed"}, {"error", printable(what, 300)}});
+        internal_error(res);
+      });
   server.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
-    if (res.status != 413) {
-      if (res.body.empty())
-        answer(res, res.status, {{"error", "HTTP status " + std::to_string(res.status)}});
-      return;
+    try {
+      error_reply(req, res);
+    } catch (...) {
+      internal_error(res);
     }
-    // httplib refuses form-encoded bodies over 8 KB with 413 before our
-    // handler runs; for GitHub's form content type the useful answer is 415.
-    std::string type = req.get_header_value("Content-Type");
-    bool form = type.rfind("application/x-www-form-urlencoded", 0) == 0;
-    size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
-    int status = form && length <= options_.max_body_bytes ? 415 : 413;
-    std::string reason = status == 415
-                             ? "content type '" + type +
-                                   "' is not accepted: set the webhook's content type to "
-                                   "application/json in GitHub"
-                             : "payload larger than " + std::to_string(options_.max_body_bytes) +
-                                   " bytes (GitHub sends at most 25 MB)";
-    std::string event = req.get_header_value("X-GitHub-Event");
-    metrics_.delivery(valid_token(event, 64, false) ? event : "invalid",
-                      status == 415 ? "bad-content-type" : "too-large", 0);
-    json_log({{"msg", "delivery"},
-              {"event", event},
-              {"delivery", req.get_header_value("X-GitHub-Delivery")},
-              {"status", status},
-              {"outcome", status == 415 ? "bad-content-type" : "too-large"},
-              {"reason", reason}});
-    answer(res, status, {{"error", reason}});
   });
 
   // The body is read here rather than by httplib, so that it is read into a
   // buffer of exactly its size, and only once the memory budget has room:
   // several 25 MB deliveries at once wait for each other instead of
   // multiplying the resident memory.
-  server.Post("/webhook", [this](const httplib::Request& req, httplib::Response& res,
-                                 const httplib::ContentReader& reader) {
-    size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
-    if (length > options_.max_body_bytes) {
-      // httplib skips the body (reading it into nothing) and refuses it.
-      reader([](const char*, size_t) { return true; });
-      res.status = 413;  // answered by the error handler
-      return;
+  server.Post("/webhook",
+              [this](const httplib::Request& req, httplib::Response& res,
+                     const httplib::ContentReader& reader) { receive_delivery(req, res, reader); });
+}
+
+void WebhookService::error_reply(const httplib::Request& req, httplib::Response& res) {
+  // What the front cut: the request took too long, or its head was too large.
+  switch (BoundedHttpServer::request_cut()) {
+    case RequestCut::kTimeout:
+      close_connection(res);
+      return answer(
+          res, 408,
+          {{"error", "the request did not arrive within " +
+                         std::to_string(static_cast<int>(options_.http.request_timeout_s)) +
+                         " s"}});
+    case RequestCut::kHeaderTooLarge:
+      close_connection(res);
+      return answer(res, 431, {{"error", "request headers too large or too many"}});
+    case RequestCut::kNone:
+      break;
+  }
+  if (res.status != 413) {
+    if (res.body.empty())
+      answer(res, res.status, {{"error", "HTTP status " + std::to_string(res.status)}});
+    return;
+  }
+  // httplib refuses form-encoded bodies over 8 KB with 413 before our
+  // handler runs; for GitHub's form content type the useful answer is 415.
+  std::string type = req.get_header_value("Content-Type");
+  bool form = type.rfind("application/x-www-form-urlencoded", 0) == 0;
+  size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+  int status = form && length <= options_.max_body_bytes ? 415 : 413;
+  std::string reason = status == 415
+                           ? "content type application/x-www-form-urlencoded is not accepted: "
+                             "set the webhook's content type to application/json in GitHub"
+                           : "payload larger than " + std::to_string(options_.max_body_bytes) +
+                                 " bytes (GitHub sends at most 25 MB)";
+  std::string event = req.get_header_value("X-GitHub-Event");
+  metrics_.delivery(valid_token(event, 64, false) ? event : "invalid",
+                    status == 415 ? "bad-content-type" : "too-large", 0);
+  json_log({{"msg", "delivery"},
+            {"event", printable(event)},
+            {"delivery", printable(req.get_header_value("X-GitHub-Delivery"))},
+            {"status", status},
+            {"outcome", status == 415 ? "bad-content-type" : "too-large"},
+            {"reason", reason}});
+  answer(res, status, {{"error", reason}});
+}
+
+void WebhookService::receive_delivery(const httplib::Request& req, httplib::Response& res,
+                                      const httplib::ContentReader& reader) {
+  if (req.has_header("Content-Encoding") &&
+      req.get_header_value("Content-Encoding") != "identity") {
+    // GitHub sends plain JSON; a compressed body would be inflated past the budget.
+    close_connection(res);
+    return answer(res, 415, {{"error", "Content-Encoding is not accepted; send plain JSON"}});
+  }
+  bool chunked = req.get_header_value("Transfer-Encoding").find("chunked") != std::string::npos;
+  size_t length =
+      chunked ? 0 : std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
+  if (length > options_.max_body_bytes) {
+    // httplib skips the body (into nothing, within the request's deadline) and refuses it.
+    reader([](const char*, size_t) { return true; });
+    res.status = 413;  // answered by the error handler
+    return;
+  }
+  // Waiting for room is the service's doing, not the sender's: the wait is
+  // added to the request's deadline, and bounded by three request timeouts.
+  auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                         std::chrono::duration<double>(3 * options_.http.request_timeout_s));
+  auto busy = [&] {
+    close_connection(res);
+    res.set_header("Retry-After", "1");
+    answer(res, 503, {{"error", "too many request bodies in memory; retry"}});
+  };
+  // The body plus its parsed form take about twice its size; a chunked body
+  // (its size not announced) takes its share as it arrives.
+  auto share = [](size_t bytes) { return 2 * bytes + (1u << 20); };
+  MemoryHold hold(*budget_);
+  auto waiting = Clock::now();
+  if (!hold.grow_to(share(length), deadline)) return busy();
+  BoundedHttpServer::extend_request_deadline(Clock::now() - waiting);
+  std::string body;
+  body.reserve(length);
+  bool over_budget = false;
+  bool complete = reader([&](const char* data, size_t n) {
+    if (body.size() + n > options_.max_body_bytes) {
+      body.resize(options_.max_body_bytes + 1);  // remembered as too large
+      return false;
     }
-    // The body plus its parsed form take about twice its size.
-    MemoryHold hold(*budget_, std::min(budget_->capacity(), 2 * length + (1u << 20)));
-    std::string body;
-    body.reserve(length);
-    bool complete = reader([&](const char* data, size_t n) {
-      body.append(data, n);
-      return body.size() <= options_.max_body_bytes;
-    });
-    if (!complete || body.size() > options_.max_body_bytes) {
-      res.set_header("Connection", "close");
-      if (body.size() > options_.max_body_bytes) {
-        res.status = 413;
-      } else {
-        answer(res, 400, {{"error", "the request body could not be read"}});
-      }
-      return;
+    // Growing while holding a share must not wait (eight growing bodies would
+    // each hold a part and wait for the rest): no room now is a 503.
+    if (share(body.size() + n) > hold.held() &&
+        !hold.grow_to(share(body.size() + n) + (4u << 20), Clock::now())) {
+      over_budget = true;
+      return false;
     }
-    handle_delivery(req, body, res);
+    body.append(data, n);
+    return true;
   });
+  if (!complete || body.size() > options_.max_body_bytes) {
+    close_connection(res);
+    if (body.size() > options_.max_body_bytes) {
+      res.status = 413;
+    } else if (over_budget) {
+      busy();
+    } else if (BoundedHttpServer::request_cut() == RequestCut::kTimeout) {
+      answer(res, 408, {{"error", "the request body did not arrive in time"}});
+    } else {
+      answer(res, 400, {{"error", "the request body could not be read"}});
+    }
+    return;
+  }
+  handle_delivery(req, body, res);
 }
 
 void WebhookService::handle_delivery(const httplib::Request& req, const std::string& body,
                                      httplib::Response& res) {
-  {
-    auto start = Clock::now();
-    std::string event = req.get_header_value("X-GitHub-Event");
-    std::string delivery = req.get_header_value("X-GitHub-Delivery");
-    nlohmann::json line = {
-        {"msg", "delivery"}, {"event", event}, {"delivery", delivery}, {"bytes", body.size()}};
-    auto finish = [&](int status, const std::string& outcome, nlohmann::json body) {
-      double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-      metrics_.delivery(valid_token(event, 64, false) ? event : "invalid", outcome, seconds);
-      line["status"] = status;
-      line["outcome"] = outcome;
-      line["ms"] = seconds * 1000;
-      if (body.contains("error")) line["reason"] = body["error"];
-      json_log(line);
-      answer(res, status, body);
-    };
-    if (stopping_)
-      return finish(503, "stopping", {{"error", "shutting down; GitHub can redeliver"}});
-    std::string type = req.get_header_value("Content-Type");
-    std::string media = type.substr(0, type.find(';'));
-    while (!media.empty() && media.back() == ' ') media.pop_back();
-    if (media != "application/json") {
-      return finish(415, "bad-content-type",
-                    {{"error", "content type '" + type +
-                                   "' is not accepted: set the webhook's "
-                                   "content type to application/json in GitHub"}});
-    }
-    std::string signature = req.get_header_value("X-Hub-Signature-256");
-    if (signature.empty())
-      return finish(401, "unsigned",
-                    {{"error", "X-Hub-Signature-256 is missing: set a secret on the webhook"}});
-    if (!signature_matches(signature, body, options_.secrets))
-      return finish(
-          401, "bad-signature",
-          {{"error", "X-Hub-Signature-256 does not match the body under any configured secret"}});
-    if (!valid_token(event, 64, false))
-      return finish(400, "bad-headers", {{"error", "X-GitHub-Event is missing or malformed"}});
-    if (!valid_token(delivery, 128, true))
-      return finish(400, "bad-headers", {{"error", "X-GitHub-Delivery is missing or malformed"}});
-    auto parsed = parse_webhook_event(event, body);
-    if (!parsed.ok()) return finish(400, "bad-payload", {{"error", parsed.error().message}});
-    line["action"] = parsed->action;
-    line["repository"] = parsed->repository;
-
-    if (options_.permissions) {
-      // Ask the permission lookup here, on this request's thread, so that the
-      // router (inside the intake's shared commit) finds the answer cached and
-      // a slow GitHub delays this delivery only, not the whole batch.
-      const PermissionLookup& p = *options_.permissions;
-      if (parsed->pull_request && !parsed->pull_request->from_fork())
-        (void)p.has_write(parsed->repository, parsed->pull_request->author,
-                          parsed->pull_request->author_association);
-      if (parsed->comment && parse_comment_command(parsed->comment->body))
-        (void)p.has_write(parsed->repository, parsed->comment->author,
-                          parsed->comment->author_association);
-      if (!parsed->label.empty()) (void)p.has_write(parsed->repository, parsed->sender, "");
-    }
-    IncomingDelivery incoming{delivery, event, parsed->action, body, &*parsed};
-    IntakeResult result = intake_->submit(incoming);
-    if (!result.status.ok())
-      return finish(503, "store-failed", {{"error", result.status.error().message}});
-    switch (result.outcome) {
-      case DeliveryOutcome::kDuplicate:
-        return finish(200, "duplicate", {{"delivery", delivery}, {"duplicate", true}});
-      case DeliveryOutcome::kIgnored:
-        line["ignored"] = result.routing.ignored;
-        line["notices"] = result.routing.notices.size();
-        return finish(202, "ignored",
-                      {{"delivery", delivery}, {"jobs", 0}, {"ignored", result.routing.ignored}});
-      case DeliveryOutcome::kQueued: {
-        nlohmann::json jobs = nlohmann::json::array();
-        for (const JobSpec& job : result.routing.jobs) jobs.push_back(job.to_json());
-        line["jobs"] = jobs;
-        return finish(202, "queued",
-                      {{"delivery", delivery}, {"jobs", result.routing.jobs.size()}});
-      }
-    }
+  auto start = Clock::now();
+  std::string event = req.get_header_value("X-GitHub-Event");
+  std::string delivery = req.get_header_value("X-GitHub-Delivery");
+  nlohmann::json line = {{"msg", "delivery"},
+                         {"event", printable(event)},
+                         {"delivery", printable(delivery)},
+                         {"bytes", body.size()}};
+  auto finish = [&](int status, const std::string& outcome, nlohmann::json body) {
+    double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    metrics_.delivery(valid_token(event, 64, false) ? event : "invalid", outcome, seconds);
+    line["status"] = status;
+    line["outcome"] = outcome;
+    line["ms"] = seconds * 1000;
+    if (body.contains("error")) line["reason"] = body["error"];
+    json_log(line);
+    answer(res, status, body);
+  };
+  if (stopping_) return finish(503, "stopping", {{"error", "shutting down; GitHub can redeliver"}});
+  std::string type = req.get_header_value("Content-Type");
+  std::string media = type.substr(0, type.find(';'));
+  while (!media.empty() && media.back() == ' ') media.pop_back();
+  if (media != "application/json") {
+    // The type is not echoed: it is the sender's bytes, maybe not even text.
+    return finish(415, "bad-content-type",
+                  {{"error",
+                    "content type not accepted: set the webhook's content type to "
+                    "application/json in GitHub"}});
   }
-}
+  std::string signature = req.get_header_value("X-Hub-Signature-256");
+  if (signature.empty())
+    return finish(401, "unsigned",
+                  {{"error", "X-Hub-Signature-256 is missing: set a secret on the webhook"}});
+  if (!signature_matches(signature, body, options_.secrets))
+    return finish(
+        401, "bad-signature",
+        {{"error", "X-Hub-Signature-256 does not match the body under any configured secret"}});
+  if (!valid_token(event, 64, false))
+    return finish(400, "bad-headers", {{"error", "X-GitHub-Event is missing or malformed"}});
+  if (!valid_token(delivery, 128, true))
+    return finish(400, "bad-headers", {{"error", "X-GitHub-Delivery is missing or malformed"}});
+  auto parsed = parse_webhook_event(event, body);
+  if (!parsed.ok()) return finish(400, "bad-payload", {{"error", parsed.error().message}});
+  line["action"] = parsed->action;
+  line["repository"] = parsed->repository;
 
-void WebhookService::notifier_loop() {
-  // A notice the forge keeps refusing (a deleted pull request, a missing
-  // permission) is given up after a few tries, so it cannot hold back the
-  // notices behind it; a forge that is down delays all of them instead.
-  constexpr int kMaxNoticeFailures = 5;
-  std::map<int64_t, int> failures;
-  while (true) {
-    auto notices = queue_->unsent_notices(100);
-    if (notices.ok()) {
-      for (const auto& [id, notice] : *notices) {
-        Status sent = notifier_->notify(notice);
-        if (!sent.ok()) {
-          int failed = ++failures[id];
-          bool give_up = failed >= kMaxNoticeFailures;
-          json_log({{"msg", give_up ? "notice dropped after repeated failures"
-                                    : "notice not sent, will retry"},
-                    {"kind", notice.kind},
-                    {"repository", notice.repository},
-                    {"pull_number", notice.pull_number},
-                    {"attempts", failed},
-                    {"error", sent.error().message}});
-          if (!give_up) break;
-          failures.erase(id);
-          (void)queue_->mark_notice_sent(id);
-          continue;
-        }
-        failures.erase(id);
-        (void)queue_->mark_notice_sent(id);
-        json_log({{"msg", "notice"},
-                  {"kind", notice.kind},
-                  {"repository", notice.repository},
-                  {"pull_number", notice.pull_number},
-                  {"head_sha", notice.head_sha}});
-      }
+  // Routing that needs GitHub (a permission not cached) is stored as
+  // pending and decided by the PendingRouter: nothing here waits for GitHub.
+  IncomingDelivery incoming{delivery, event, parsed->action, body, &*parsed};
+  IntakeResult result = intake_->submit(incoming);
+  if (!result.status.ok())
+    return finish(503, "store-failed", {{"error", result.status.error().message}});
+  switch (result.outcome) {
+    case DeliveryOutcome::kDuplicate:
+      return finish(200, "duplicate", {{"delivery", delivery}, {"duplicate", true}});
+    case DeliveryOutcome::kPending:
+      line["waiting_for"] = result.routing.ignored;
+      return finish(202, "pending", {{"delivery", delivery}, {"pending", true}});
+    case DeliveryOutcome::kIgnored:
+      line["ignored"] = result.routing.ignored;
+      line["notices"] = result.routing.notices.size();
+      return finish(202, "ignored",
+                    {{"delivery", delivery}, {"jobs", 0}, {"ignored", result.routing.ignored}});
+    case DeliveryOutcome::kQueued: {
+      nlohmann::json jobs = nlohmann::json::array();
+      for (const JobSpec& job : result.routing.jobs) jobs.push_back(job.to_json());
+      line["jobs"] = jobs;
+      return finish(202, "queued", {{"delivery", delivery}, {"jobs", result.routing.jobs.size()}});
     }
-    std::unique_lock lock(notice_mutex_);
-    if (notices_stopping_ && notices.ok() && notices->empty()) return;
-    notice_wake_.wait_for(lock, std::chrono::seconds(1));
   }
 }
 
@@ -384,38 +509,44 @@ void WebhookService::recovery_loop() {
 
 Status WebhookService::run() {
   workers_->start();
-  notice_thread_ = std::thread([this] { notifier_loop(); });
+  notices_->start();
+  pending_->start();
   if (options_.recovery) recovery_thread_ = std::thread([this] { recovery_loop(); });
   json_log({{"msg", "listening"},
             {"host", options_.host},
             {"port", port_},
             {"workers", options_.workers.workers},
+            {"http_threads", options_.http.threads},
             {"durability", options_.durability == Durability::kFull ? "full" : "normal"},
             {"recovery", options_.recovery ? options_.recovery->options().hook_path : "off"},
             {"dispatch", options_.dispatch == DispatchMode::kActions ? "actions" : "local"}});
   bool served = server_->listen_after_bind();
+  // Everything below finishes by the drain deadline (--drain-timeout after
+  // the stop), plus at most one GitHub call in flight.
+  auto deadline = drain_deadline();
   {
     std::lock_guard lock(recovery_mutex_);
     recovery_stopping_ = true;
   }
   recovery_wake_.notify_all();
   if (recovery_thread_.joinable()) recovery_thread_.join();
+  pending_->stop();  // what is pending stays in the queue for the next start
   // Intake is closed: store what is in flight, then let running jobs finish or give them back.
   intake_->stop();
-  json_log({{"msg", "intake stopped; draining workers"}});
-  workers_->stop();
-  {
-    std::lock_guard lock(notice_mutex_);
-    notices_stopping_ = true;
-  }
-  notice_wake_.notify_all();
-  if (notice_thread_.joinable()) notice_thread_.join();
+  json_log({{"msg", "intake stopped; draining workers and notices"}});
+  notices_->request_stop(deadline);
+  workers_->stop(deadline);
+  notices_->join();
   json_log({{"msg", "stopped"}});
   if (!served && !stopping_) return Error::infrastructure("the HTTP server stopped unexpectedly");
   return {};
 }
 
 void WebhookService::stop() {
+  {
+    std::lock_guard lock(stop_mutex_);
+    if (stopped_at_ == Clock::time_point::max()) stopped_at_ = Clock::now();
+  }
   stopping_ = true;
   if (server_) server_->stop();
 }

@@ -1,11 +1,17 @@
 #pragma once
 // `kgate serve`: the HTTP front door plus the queue, the workers and the
 // notifier, wired together. Invariants:
-//  - a delivery is answered 2xx only after it is stored (and routed) on disk;
+//  - a delivery is answered 2xx only after it is stored (and routed, or
+//    stored as pending for routing that waits for GitHub) on disk;
 //  - a request that fails a check (method, content type, headers, signature,
 //    size, JSON) is answered 4xx and stores nothing;
-//  - stop() stops intake first, then drains the workers, so nothing accepted
-//    is lost and nothing is left "running".
+//  - no request ends the process or stalls intake: every reply built from
+//    request bytes is printable text, anything thrown while serving becomes a
+//    generic 500, and the front bounds time, headers and connections
+//    (http_front.h) and the bodies held at once (memory_budget.h);
+//  - stop() stops intake first, then drains the workers and the notices until
+//    --drain-timeout after the stop, so nothing accepted is lost, nothing is
+//    left "running", and unsent notices stay in the queue for the next start.
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
@@ -17,17 +23,13 @@
 #include "core/status.h"
 #include "webhooks/actions_dispatcher.h"
 #include "webhooks/delivery_recovery.h"
+#include "webhooks/http_front.h"
 #include "webhooks/job_executor.h"
 #include "webhooks/job_queue.h"
 #include "webhooks/metrics.h"
 #include "webhooks/notifier.h"
+#include "webhooks/pending_router.h"
 #include "webhooks/worker_pool.h"
-
-namespace httplib {
-class Server;
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace kgate::webhooks {
 
@@ -41,13 +43,14 @@ struct ServiceOptions {
   std::vector<std::string> secrets;
   Durability durability = Durability::kNormal;  // with recovery; see docs/webhooks.md
   DispatchMode dispatch = DispatchMode::kLocal;
-  int http_threads = 8;
+  HttpLimits http;
+  PendingRouterOptions pending;
   WorkerOptions workers;
   CommandExecutorOptions command;        // local dispatch (repo and state_dir filled in by open)
   ActionsDispatchOptions actions;        // actions dispatch
   size_t max_body_bytes = 25u << 20;     // GitHub caps payloads at 25 MB
   size_t body_memory_bytes = 96u << 20;  // request bodies (and their parse) held at once
-  const PermissionLookup* permissions = nullptr;  // null: author_association
+  const PermissionLookup* permissions = nullptr;  // null: author_association (fails closed)
   Notifier* notifier = nullptr;                   // null: FileNotifier on state_dir/notices.jsonl
   // Redelivery recovery (delivery_recovery.h): a sweep at start, then every
   // recovery_interval_s (0: at start only). Null: off (no GitHub credentials).
@@ -73,28 +76,35 @@ class WebhookService {
  private:
   explicit WebhookService(ServiceOptions options);
   void install_routes();
+  void error_reply(const httplib::Request& req, httplib::Response& res);
+  void receive_delivery(const httplib::Request& req, httplib::Response& res,
+                        const httplib::ContentReader& reader);
   void handle_delivery(const httplib::Request& req, const std::string& body,
                        httplib::Response& res);
-  void notifier_loop();
+  Routed route_at_intake(const IncomingDelivery& delivery, RoutingContext& context);
+  Routing route_event(const WebhookEvent& event, RoutingContext& context);
   void recovery_loop();
+  std::chrono::steady_clock::time_point drain_deadline();
 
   ServiceOptions options_;
   std::unique_ptr<JobQueue> queue_;
   std::unique_ptr<JobExecutor> executor_;
   std::unique_ptr<Notifier> own_notifier_;
   Notifier* notifier_ = nullptr;
+  std::unique_ptr<PermissionLookup> own_permissions_;
+  const PermissionLookup* permissions_ = nullptr;
   Metrics metrics_;
   std::unique_ptr<class KernelFilesCache> kernels_;
   std::unique_ptr<class DeliveryIntake> intake_;
   std::unique_ptr<WorkerPool> workers_;
+  std::unique_ptr<class NoticeSender> notices_;
+  std::unique_ptr<PendingRouter> pending_;
   std::unique_ptr<class MemoryBudget> budget_;
-  std::unique_ptr<httplib::Server> server_;
+  std::unique_ptr<BoundedHttpServer> server_;
   int port_ = 0;
   std::atomic<bool> stopping_{false};
-  std::mutex notice_mutex_;
-  bool notices_stopping_ = false;
-  std::condition_variable notice_wake_;
-  std::thread notice_thread_;
+  std::mutex stop_mutex_;
+  std::chrono::steady_clock::time_point stopped_at_ = std::chrono::steady_clock::time_point::max();
   std::mutex recovery_mutex_;
   bool recovery_stopping_ = false;
   std::condition_variable recovery_wake_;

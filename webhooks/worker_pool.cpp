@@ -1,5 +1,6 @@
 #include "webhooks/worker_pool.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "webhooks/json_log.h"
@@ -8,7 +9,13 @@ namespace kgate::webhooks {
 
 WorkerPool::WorkerPool(JobQueue& queue, JobExecutor& executor, Metrics& metrics,
                        WorkerOptions options)
-    : queue_(queue), executor_(executor), metrics_(metrics), options_(options) {}
+    : queue_(queue), executor_(executor), metrics_(metrics), options_(options) {
+  options_.workers = std::max(1, options_.workers);
+  if (options_.max_long_jobs <= 0) options_.max_long_jobs = std::max(1, options_.workers - 1);
+  for (int i = 0; i < options_.workers; ++i)
+    cancel_.push_back(std::make_unique<std::atomic<bool>>(false));
+  running_.resize(options_.workers);
+}
 
 WorkerPool::~WorkerPool() {
   stop();
@@ -16,6 +23,7 @@ WorkerPool::~WorkerPool() {
 
 void WorkerPool::start() {
   for (int i = 0; i < options_.workers; ++i) threads_.emplace_back([this, i] { run(i); });
+  supervisor_ = std::thread([this] { supervise(); });
 }
 
 void WorkerPool::wake() {
@@ -27,30 +35,69 @@ void WorkerPool::wake() {
 }
 
 void WorkerPool::stop() {
+  stop(std::chrono::steady_clock::now() +
+       std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+           std::chrono::duration<double>(options_.drain_timeout_s)));
+}
+
+void WorkerPool::stop(std::chrono::steady_clock::time_point deadline) {
   if (threads_.empty()) return;
   stopping_ = true;
   wake();
-  // Give running jobs the drain time, then cancel them (their process groups are killed).
-  auto deadline = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                      std::chrono::duration<double>(options_.drain_timeout_s));
-  std::thread canceller([this, deadline] {
+  if (supervisor_.joinable()) supervisor_.join();
+  // Running jobs get until the deadline, then are cancelled (their process groups killed).
+  bool done = false;
+  std::thread canceller([this, deadline, &done] {
     std::unique_lock lock(mutex_);
-    wake_.wait_until(lock, deadline, [this] { return cancel_.load(); });
-    cancel_ = true;
+    wake_.wait_until(lock, deadline, [&] { return done; });
+    for (auto& c : cancel_) *c = true;
   });
   for (auto& t : threads_) t.join();
   threads_.clear();
   {
     std::lock_guard lock(mutex_);
-    cancel_ = true;
+    done = true;
   }
   wake_.notify_all();
   canceller.join();
 }
 
+void WorkerPool::supervise() {
+  // Preemption: a due gate, no idle worker, and a long job running.
+  while (!stopping_) {
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait_for(lock, std::chrono::milliseconds(500), [this] { return stopping_.load(); });
+    }
+    if (stopping_ || options_.max_preemptions <= 0) continue;
+    {
+      std::lock_guard lock(claim_mutex_);
+      bool idle = std::any_of(running_.begin(), running_.end(),
+                              [](const Running& r) { return r.job == 0; });
+      if (idle || preempting_) continue;
+    }
+    auto gate_due = queue_.has_due(0, unix_now());
+    if (!gate_due.ok() || !*gate_due) continue;
+    std::lock_guard lock(claim_mutex_);
+    int victim = -1;
+    for (int i = 0; i < static_cast<int>(running_.size()); ++i) {
+      const Running& r = running_[i];
+      if (r.job == 0 || r.priority < kLongJobPriority || r.preemptions >= options_.max_preemptions)
+        continue;
+      if (victim < 0 || r.started > running_[victim].started) victim = i;
+    }
+    if (victim < 0) continue;
+    running_[victim].preempted = true;
+    preempting_ = true;
+    *cancel_[victim] = true;
+    json_log({{"msg", "long job stopped for a gate; queued again"},
+              {"job", running_[victim].job},
+              {"worker", victim}});
+  }
+}
+
 void WorkerPool::run(int worker) {
-  ExecutionContext context{worker, std::nullopt, &cancel_};
+  ExecutionContext context{worker, std::nullopt, cancel_[worker].get()};
   if (options_.pin_gpus) context.gpu = worker;
   while (!stopping_) {
     uint64_t generation;
@@ -58,7 +105,20 @@ void WorkerPool::run(int worker) {
       std::lock_guard lock(mutex_);
       generation = wake_generation_;
     }
-    auto claimed = queue_.claim(worker, unix_now());
+    Result<std::optional<StoredJob>> claimed = std::optional<StoredJob>();
+    {
+      std::lock_guard lock(claim_mutex_);
+      int long_jobs =
+          static_cast<int>(std::count_if(running_.begin(), running_.end(), [](const Running& r) {
+            return r.job != 0 && r.priority >= kLongJobPriority;
+          }));
+      int max_priority =
+          long_jobs >= options_.max_long_jobs ? kLongJobPriority - 1 : kLongJobPriority;
+      claimed = queue_.claim(worker, unix_now(), max_priority);
+      if (claimed.ok() && claimed->has_value())
+        running_[worker] = {(*claimed)->id, (*claimed)->priority, (*claimed)->preemptions,
+                            std::chrono::steady_clock::now(), false};
+    }
     if (!claimed.ok()) {
       json_log({{"msg", "cannot claim a job"}, {"error", claimed.error().message}});
     }
@@ -70,47 +130,62 @@ void WorkerPool::run(int worker) {
       continue;
     }
     StoredJob job = std::move(**claimed);
-    std::string kind(to_string(job.spec.kind));
     json_log({{"msg", "job started"},
               {"job", job.id},
-              {"kind", kind},
+              {"kind", std::string(to_string(job.spec.kind))},
               {"attempt", job.attempts},
               {"worker", worker},
               {"spec", job.spec.to_json()}});
     JobResult result = executor_.execute(job, context);
-    double now = unix_now();
-    nlohmann::json line = {{"job", job.id},
-                           {"kind", kind},
-                           {"attempt", job.attempts},
-                           {"seconds", result.seconds},
-                           {"outcome", result.outcome},
-                           {"worker", worker}};
-    Status recorded;
-    if (result.cancelled) {
-      recorded = queue_.requeue(job.id);
-      line["msg"] = "job interrupted by shutdown, queued again";
-    } else if (result.ok) {
-      recorded = queue_.complete(job.id, result.outcome, now);
-      metrics_.job_finished(kind, result.outcome, result.seconds);
-      line["msg"] = "job done";
-    } else if (result.retryable && job.attempts < options_.max_attempts) {
-      double wait =
-          std::min(options_.retry_max_s, options_.retry_base_s * std::pow(2.0, job.attempts - 1));
-      recorded = queue_.retry_later(job.id, result.outcome, now + wait);
-      metrics_.job_finished(kind, "retried", result.seconds);
-      metrics_.job_retried(kind);
-      line["msg"] = "job attempt failed, retrying";
-      line["retry_in_s"] = wait;
-    } else {
-      std::string reason = result.outcome + " (attempt " + std::to_string(job.attempts) + " of " +
-                           std::to_string(options_.max_attempts) + ")";
-      recorded = queue_.fail(job.id, reason, now);
-      metrics_.job_finished(kind, "failed", result.seconds);
-      line["msg"] = "job failed";
-    }
-    if (!recorded.ok()) line["queue_error"] = recorded.error().message;
-    json_log(line);
+    record(worker, job, result);
+    // A job that finished frees its worker: another may now take a long job.
+    wake();
   }
+}
+
+void WorkerPool::record(int worker, const StoredJob& job, const JobResult& result) {
+  bool preempted;
+  {
+    std::lock_guard lock(claim_mutex_);
+    preempted = running_[worker].preempted;
+    running_[worker] = {};
+    if (preempted) preempting_ = false;
+  }
+  if (preempted && !stopping_) *cancel_[worker] = false;
+  std::string kind(to_string(job.spec.kind));
+  double now = unix_now();
+  nlohmann::json line = {{"job", job.id},
+                         {"kind", kind},
+                         {"attempt", job.attempts},
+                         {"seconds", result.seconds},
+                         {"outcome", result.outcome},
+                         {"worker", worker}};
+  Status recorded;
+  if (result.cancelled) {
+    recorded = queue_.requeue(job.id, preempted);
+    line["msg"] = preempted ? "job stopped for a gate, queued again"
+                            : "job interrupted by shutdown, queued again";
+  } else if (result.ok) {
+    recorded = queue_.complete(job.id, result.outcome, now);
+    metrics_.job_finished(kind, result.outcome, result.seconds);
+    line["msg"] = "job done";
+  } else if (result.retryable && job.attempts < options_.max_attempts) {
+    double wait =
+        std::min(options_.retry_max_s, options_.retry_base_s * std::pow(2.0, job.attempts - 1));
+    recorded = queue_.retry_later(job.id, result.outcome, now + wait);
+    metrics_.job_finished(kind, "retried", result.seconds);
+    metrics_.job_retried(kind);
+    line["msg"] = "job attempt failed, retrying";
+    line["retry_in_s"] = wait;
+  } else {
+    std::string reason = result.outcome + " (attempt " + std::to_string(job.attempts) + " of " +
+                         std::to_string(options_.max_attempts) + ")";
+    recorded = queue_.fail(job.id, reason, now);
+    metrics_.job_finished(kind, "failed", result.seconds);
+    line["msg"] = "job failed";
+  }
+  if (!recorded.ok()) line["queue_error"] = recorded.error().message;
+  json_log(line);
 }
 
 }  // namespace kgate::webhooks

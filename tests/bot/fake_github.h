@@ -3,7 +3,9 @@
 // @octokit/fixtures has no recordings of (check runs, pull requests,
 // comments, App installation tokens). Responses have GitHub's shapes and
 // GitHub's rules that matter here: one open pull request per head branch
-// (422 otherwise), labels appended, list endpoints paginated with Link.
+// (422 otherwise), labels appended, list endpoints paginated with Link,
+// comments carry their author (the token's user; tests plant others'), the
+// App's bot user is public (GET /users/<slug>[bot]).
 // Every request is recorded so tests can validate bodies against OpenAPI.
 #include <httplib.h>
 
@@ -43,7 +45,7 @@ class FakeGitHub {
           target.pop_back();
         }
         requests_.push_back({req.method, target, req.get_header_value("Authorization"), req.body});
-        if (req.path.find("/app/installations/") != 0 &&
+        if (req.path.rfind("/app", 0) != 0 &&
             req.get_header_value("Authorization") != "token " + current_token()) {
           res.status = 401;
           res.set_content(nlohmann::json{{"message", "Bad credentials: " +
@@ -71,6 +73,8 @@ class FakeGitHub {
                                          {"head_sha", b["head_sha"]},
                                          {"status", b.value("status", "queued")},
                                          {"conclusion", nullptr},
+                                         {"details_url", b.value("details_url", "")},
+                                         {"external_id", b.value("external_id", "")},
                                          {"annotations", nlohmann::json::array()},
                                          {"updates", 0}};
                    check_runs_[run["id"].get<long long>()] = run;
@@ -84,6 +88,7 @@ class FakeGitHub {
                     auto& run = check_runs_[id];
                     run["updates"] = run["updates"].get<int>() + 1;
                     if (b.contains("status")) run["status"] = b["status"];
+                    if (b.contains("details_url")) run["details_url"] = b["details_url"];
                     if (b.contains("conclusion")) {
                       run["conclusion"] = b["conclusion"];
                       run["status"] = "completed";
@@ -177,9 +182,26 @@ class FakeGitHub {
                  guarded([=, this](const httplib::Request& req, httplib::Response& res) {
                    int n = std::stoi(req.matches[1]);
                    long long id = next_id_++;
-                   comments_[id] = {{"id", id}, {"issue", n}, {"body", json_body(req)["body"]}};
+                   comments_[id] = {{"id", id},
+                                    {"issue", n},
+                                    {"body", json_body(req)["body"]},
+                                    {"user", {{"login", token_user_}}}};
                    reply(res, 201, comments_[id]);
                  }));
+    server_.Get("/user", guarded([=, this](const httplib::Request&, httplib::Response& res) {
+                  if (token_user_.ends_with("[bot]"))  // an installation token has no user
+                    return reply(res, 403, {{"message", "Resource not accessible by integration"}});
+                  reply(res, 200, {{"login", token_user_}, {"id", 583231}, {"type", "User"}});
+                }));
+    server_.Get(R"(/users/([^/]+))",
+                guarded([=, this](const httplib::Request& req, httplib::Response& res) {
+                  std::string login = req.matches[1];
+                  if (login.find("%5B") != std::string::npos)
+                    login = httplib::detail::decode_url(login, false);
+                  auto it = users_.find(login);
+                  if (it == users_.end()) return reply(res, 404, {{"message", "Not Found"}});
+                  reply(res, 200, {{"login", login}, {"id", it->second}, {"type", "Bot"}});
+                }));
     server_.Patch(base + R"(/issues/comments/(\d+))",
                   guarded([=, this](const httplib::Request& req, httplib::Response& res) {
                     long long id = std::stoll(req.matches[1]);
@@ -187,6 +209,12 @@ class FakeGitHub {
                     comments_[id]["body"] = json_body(req)["body"];
                     reply(res, 200, comments_[id]);
                   }));
+    server_.Get("/app", guarded([=, this](const httplib::Request& req, httplib::Response& res) {
+                  std::string auth = req.get_header_value("Authorization");
+                  if (auth.rfind("Bearer ", 0) != 0 || (jwt_check_ && !jwt_check_(auth.substr(7))))
+                    return reply(res, 401, {{"message", "A JSON web token could not be decoded"}});
+                  reply(res, 200, {{"id", 777}, {"slug", app_slug_}, {"name", app_slug_}});
+                }));
     server_.Post(R"(/app/installations/(\d+)/access_tokens)",
                  guarded([=, this](const httplib::Request& req, httplib::Response& res) {
                    std::string auth = req.get_header_value("Authorization");
@@ -249,6 +277,32 @@ class FakeGitHub {
     return token_exchanges_;
   }
   void set_page_size(size_t n) { page_size_ = n; }
+  // The login comments made with the token are written by.
+  void set_token_user(std::string login) {
+    std::lock_guard lock(mutex_);
+    token_user_ = std::move(login);
+  }
+  // The App's slug (GET /app, with the App's JWT).
+  void set_app_slug(std::string slug) {
+    std::lock_guard lock(mutex_);
+    app_slug_ = std::move(slug);
+  }
+  // A public user (GET /users/<login>), e.g. an App's bot user.
+  void add_user(const std::string& login, long long id) {
+    std::lock_guard lock(mutex_);
+    users_[login] = id;
+  }
+  // A comment written by someone else (anyone can write a marker).
+  long long plant_comment(int issue, const std::string& login, const std::string& body) {
+    std::lock_guard lock(mutex_);
+    long long id = next_id_++;
+    comments_[id] = {{"id", id}, {"issue", issue}, {"body", body}, {"user", {{"login", login}}}};
+    return id;
+  }
+  nlohmann::json check_run(long long id) {
+    std::lock_guard lock(mutex_);
+    return check_runs_.count(id) ? check_runs_[id] : nlohmann::json();
+  }
 
  private:
   std::string current_token() const { return app_mode_ ? issued_token_ : token_; }
@@ -289,6 +343,9 @@ class FakeGitHub {
   std::string token_expires_at_;
   std::string issued_token_;
   int token_exchanges_ = 0;
+  std::string token_user_ = "kgate[bot]";
+  std::string app_slug_ = "kgate";
+  std::map<std::string, long long> users_ = {{"kgate[bot]", 190874231}};
 };
 
 }  // namespace kgate::testing

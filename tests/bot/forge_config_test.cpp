@@ -45,17 +45,40 @@ TEST(ForgeConfigTest, TokenFromTheEnvironmentAndRepositoryFromActions) {
                                                       {"GITHUB_REPOSITORY", "octo/kernels"}}));
   ASSERT_TRUE(forge.ok()) << forge.error().message;
   EXPECT_EQ((*forge)->describe(), "GitHub octo/kernels (a token)");
-  EXPECT_EQ((*forge)->file_url("abc", ".kgate/x.svg"),
-            "https://github.com/octo/kernels/blob/abc/.kgate/x.svg?raw=true");
 }
 
-TEST(ForgeConfigTest, EnterpriseUrlsFollowTheApiUrl) {
-  auto forge =
-      make_forge({.github_repo = "octo/kernels", .api_url = "https://ghe.example.com/api/v3"},
-                 env_of({{"GITHUB_TOKEN", "ghp_abcdefgh12345"}}));
-  ASSERT_TRUE(forge.ok());
-  EXPECT_EQ((*forge)->file_url("abc", "f"),
-            "https://ghe.example.com/octo/kernels/blob/abc/f?raw=true");
+// In GitHub Actions, GITHUB_REPOSITORY names the repository: kgate publishes
+// there without --forge (as documented), and --forge local still means local.
+TEST(ForgeConfigTest, GitHubRepositoryInTheEnvironmentChoosesGitHub) {
+  auto actions =
+      env_of({{"GITHUB_TOKEN", "ghp_abcdefgh12345"}, {"GITHUB_REPOSITORY", "octo/kernels"}});
+  auto forge = make_forge({.repo_dir = "/tmp/x"}, actions);
+  ASSERT_TRUE(forge.ok()) << forge.error().message;
+  EXPECT_EQ((*forge)->describe(), "GitHub octo/kernels (a token)");
+  auto local = make_forge({.kind = "local", .repo_dir = "/tmp/x"}, actions);
+  ASSERT_TRUE(local.ok());
+  EXPECT_NE((*local)->describe().find("local forge"), std::string::npos);
+  // Without credentials the choice is still GitHub, and the error says what to set.
+  auto no_token =
+      make_forge({.repo_dir = "/tmp/x"}, env_of({{"GITHUB_REPOSITORY", "octo/kernels"}}));
+  ASSERT_FALSE(no_token.ok());
+  EXPECT_NE(no_token.error().message.find("GITHUB_TOKEN"), std::string::npos);
+}
+
+TEST(ForgeConfigTest, BotUserIdMustBeANumber) {
+  auto bad =
+      make_forge({.github_repo = "octo/kernels"},
+                 env_of({{"GITHUB_TOKEN", "ghp_abcdefgh12345"}, {"KGATE_BOT_USER_ID", "kgate"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("KGATE_BOT_USER_ID"), std::string::npos);
+  auto good =
+      make_forge({.github_repo = "octo/kernels"}, env_of({{"GITHUB_TOKEN", "ghp_abcdefgh12345"},
+                                                          {"KGATE_BOT_USER_ID", "190874231"},
+                                                          {"KGATE_BOT_LOGIN", "kgate[bot]"}}));
+  ASSERT_TRUE(good.ok()) << good.error().message;
+  auto id = (*good)->identity();  // no request needed: both are given
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  EXPECT_EQ(id->email, "190874231+kgate[bot]@users.noreply.github.com");
 }
 
 TEST(PrsCommandTest, ListsLocalPullRequests) {

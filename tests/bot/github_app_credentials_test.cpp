@@ -7,6 +7,7 @@
 #include <openssl/rsa.h>
 
 #include "bot/github_app_credentials.h"
+#include "bot/github_forge.h"
 #include "bot/jwt.h"
 #include "bot/redact.h"
 #include "fake_github.h"
@@ -93,6 +94,36 @@ TEST(GitHubAppCredentialsTest, ExchangesCachesAndRenews) {
   ASSERT_FALSE(requests.empty());
   EXPECT_EQ(requests[0].path, "/app/installations/42/access_tokens");
   EXPECT_EQ(requests[0].authorization.rfind("Bearer ", 0), 0u);
+}
+
+// An App named anything but "kgate": its commits and comments are its own
+// bot user's, learned from GitHub (GET /app, then GET /users/<slug>[bot]).
+TEST(GitHubAppCredentialsTest, TheForgeLearnsTheAppsBotUser) {
+  RsaKey key;
+  testing::FakeGitHub github("octo", "kernels", "unused");
+  github.use_app_tokens([&](const std::string& jwt) { return key.verify(jwt); },
+                        "2099-01-01T00:00:00Z");
+  github.set_app_slug("acme-kgate");
+  github.add_user("acme-kgate[bot]", 55501);
+  GitHubAppConfig config{.app_id = "777",
+                         .private_key_pem = key.pem(),
+                         .installation_id = "42",
+                         .api_url = github.url()};
+  GitHubClientOptions options;
+  options.api_url = github.url();
+  auto client =
+      std::make_shared<GitHubClient>(std::make_shared<GitHubAppCredentials>(config), options);
+  GitHubForge forge(client, {.owner = "octo", .repo = "kernels"});
+  auto id = forge.identity();
+  ASSERT_TRUE(id.ok()) << id.error().message;
+  EXPECT_EQ(id->name, "acme-kgate[bot]");
+  EXPECT_EQ(id->email, "55501+acme-kgate[bot]@users.noreply.github.com");
+  EXPECT_EQ(id->login, "acme-kgate[bot]");
+  // Asked once.
+  ASSERT_TRUE(forge.identity().ok());
+  int app_reads = 0;
+  for (const auto& r : github.requests()) app_reads += r.path == "/app";
+  EXPECT_EQ(app_reads, 1);
 }
 
 TEST(GitHubAppCredentialsTest, AWrongKeyIsRefusedWithAClearMessage) {

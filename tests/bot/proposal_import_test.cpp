@@ -144,7 +144,8 @@ TEST(ProposalImportTest, TuningResultBecomesAPullRequestWithEvidence) {
       << with_roof->roofline;
 
   // Published on the local forge: the branch carries kgate.json's change and
-  // the chart, and the body every section a reviewer needs.
+  // the source (no chart: that is in the body), and the body every section a
+  // reviewer needs.
   LocalForge forge(repo.work, repo.work / ".kgate");
   PullRequestPublisher publisher(forge, repo.work);
   auto outcome = publisher.propose(*pr);
@@ -154,7 +155,7 @@ TEST(ProposalImportTest, TuningResultBecomesAPullRequestWithEvidence) {
                 .find("\"ACCUMULATORS\": [4, 1, 2, 8, 16]"),
             std::string::npos);
   EXPECT_EQ(git(repo.work, {"diff", "--name-only", "main", "kgate/optimize/rmsnorm"}),
-            ".kgate/optimize/rmsnorm.svg\nkernels/host/rmsnorm.cpp\nkernels/kgate.json");
+            "kernels/host/rmsnorm.cpp\nkernels/kgate.json");
   EXPECT_NE(git(repo.work, {"show", "kgate/optimize/rmsnorm:kernels/host/rmsnorm.cpp"})
                 .find("#define ACCUMULATORS 4"),
             std::string::npos);
@@ -167,9 +168,9 @@ TEST(ProposalImportTest, TuningResultBecomesAPullRequestWithEvidence) {
            "| shape | phase | before | after | change [95% CI] | max error | verdict |",
            "| decode-b64 | decode | 200.00 us | 140.00 us | -30.0% [-32.0%, -28.0%] | 2.5e-04 | "
            "faster |",
-           "![before and after per shape](", "## Profile", "## Roofline",
-           "<details><summary>Iteration 1", "Four partial sums hid the add latency.",
-           "## Reproduce", "kgate gate --base " + repo.base_sha.substr(0, 12),
+           "```mermaid\nxychart-beta", "## Profile", "## Roofline", "<details><summary>Iteration 1",
+           "Four partial sums hid the add latency.", "## Reproduce",
+           "kgate gate --base " + repo.base_sha.substr(0, 12),
            "kgate optimize rmsnorm --repo kernels", "## Environment", "| compiler | g++ 12 |",
            "| kgate |", "base=" + repo.base_sha})
     EXPECT_NE(body.find(section), std::string::npos) << section << "\n" << body;

@@ -37,14 +37,15 @@ TEST(LocalForgePublisherTest, CreatesUpdatesWithdrawsAndNeverReproposesAClosedRe
   EXPECT_EQ(first->number, 1);
   EXPECT_EQ(first->branch, "kgate/optimize/rmsnorm");
 
-  // The branch: the candidate at the source path, the chart under .kgate/,
+  // The branch: the candidate at the source path and nothing else (the
+  // chart is in the body: nothing of kgate's lands on main with a merge),
   // committed by kgate[bot] on top of the base; the work tree untouched.
   EXPECT_EQ(git(repo.work, {"show", "kgate/optimize/rmsnorm:csrc/rmsnorm.cu"}) + "\n", kCandidateA);
-  std::string svg = git(repo.work, {"show", "kgate/optimize/rmsnorm:.kgate/optimize/rmsnorm.svg"});
-  EXPECT_NE(svg.find("<svg"), std::string::npos);
-  EXPECT_NE(svg.find("odd|3x4097"), std::string::npos);
-  EXPECT_EQ(git(repo.work, {"log", "-1", "--format=%an <%ae>", "kgate/optimize/rmsnorm"}),
-            "kgate[bot] <kgate[bot]@users.noreply.github.com>");
+  EXPECT_EQ(git(repo.work, {"diff", "--name-only", "main", "kgate/optimize/rmsnorm"}),
+            "csrc/rmsnorm.cu");
+  EXPECT_EQ(git(repo.work, {"log", "-1", "--format=%an <%ae> %cn <%ce>", "kgate/optimize/rmsnorm"}),
+            "kgate[bot] <kgate[bot]@users.noreply.github.com> kgate[bot] "
+            "<kgate[bot]@users.noreply.github.com>");
   EXPECT_EQ(git(repo.work, {"rev-parse", "kgate/optimize/rmsnorm^"}), repo.base_sha);
   EXPECT_EQ(testing::read(repo.work / "csrc/rmsnorm.cu"),
             "// rmsnorm v1\n__global__ void rmsnorm() {}\n");
@@ -56,11 +57,9 @@ TEST(LocalForgePublisherTest, CreatesUpdatesWithdrawsAndNeverReproposesAClosedRe
   EXPECT_EQ((*prs)[0].labels, (std::vector<std::string>{"kgate", "performance"}));
   EXPECT_EQ((*prs)[0].title, "kgate: rmsnorm 1.31x faster on NVIDIA H100 80GB HBM3");
   EXPECT_TRUE(std::filesystem::exists(repo.work / ".kgate/pulls/1.md"));
-  // The chart is shown in the local Markdown through a copy beside it.
-  const std::string chart_link =
-      "../files/" + first->commit_sha.substr(0, 12) + "/.kgate/optimize/rmsnorm.svg";
-  EXPECT_NE((*prs)[0].body.find("](" + chart_link + ")"), std::string::npos);
-  EXPECT_NE(testing::read(repo.work / ".kgate/pulls" / chart_link).find("<svg"), std::string::npos);
+  // The chart is a Mermaid block in the body; the body records the pushed commit.
+  EXPECT_NE((*prs)[0].body.find("```mermaid\nxychart-beta"), std::string::npos);
+  EXPECT_EQ(result_head_in((*prs)[0].body), first->commit_sha);
 
   // The same result again: nothing changes.
   auto same = publisher.propose(sample_proposal(repo.base_sha, kCandidateA));
@@ -125,21 +124,29 @@ TEST(LocalForgePublisherTest, ACandidateTheBaseAlreadyHasClosesTheOpenPullReques
 
 TEST(PullRequestBodyTest, CarriesTheEvidence) {
   auto p = sample_proposal(std::string(40, 'a'), kCandidateA);
-  std::string body = pull_request_body(p, "https://example.com/chart.svg");
+  std::string body = pull_request_body(p, std::string(40, 'b'));
   for (const char* needle :
        {"| shape | phase | before | after | change [95% CI] | max error | verdict |",
         "| decode-b1 | decode | 12.00 us | 9.00 us | -25.0% [-27.0%, -22.0%] |", "odd\\|3x4097",
-        "![before and after per shape](https://example.com/chart.svg)",
-        "<details><summary>Iteration 1: accepted, -22%</summary>", "Bandwidth doubled",
+        "```mermaid\nxychart-beta\n", "x-axis [\"decode-b1\", \"prefill-8k\", \"odd|3x4097\"]",
+        "bar [75.0, 77.6, 101.3]", "line [100, 100, 100]",
+        "<details><summary>Iteration 1: accepted, \\-22%</summary>", "Bandwidth doubled",
         "## Roofline", "## Reproduce", "kgate gate --base aaaaaaaaaaaa", "| driver | 580.65 |",
         "registers/thread 48"})
     EXPECT_NE(body.find(needle), std::string::npos) << needle << "\n" << body;
   EXPECT_EQ(result_hash_in(body), result_hash(p));
-  // Huge evidence still fits GitHub's body limit and keeps the marker.
+  EXPECT_EQ(result_head_in(body), std::string(40, 'b'));
+  EXPECT_EQ(result_kernel_in(body), "rmsnorm");
+  // Every kgate pull request lists the commands people can give it.
+  for (const char* command : {"<details><summary>kgate commands</summary>", "`/kgate rebase`",
+                              "`/kgate ignore`", "`/kgate optimize rmsnorm`"})
+    EXPECT_NE(body.find(command), std::string::npos) << command;
+  // Huge evidence still fits GitHub's body limit and keeps the commands and the marker.
   p.profile_before = std::string(200000, 'x');
   body = pull_request_body(p, "");
   EXPECT_LE(body.size(), kGitHubBodyLimit);
   EXPECT_EQ(result_hash_in(body), result_hash(p));
+  EXPECT_NE(body.find("`/kgate ignore`"), std::string::npos);
 }
 
 class GitHubPublisherTest : public ::testing::Test {
@@ -190,10 +197,14 @@ TEST_F(GitHubPublisherTest, PushesOverLibgit2AndUpdatesInsteadOfDuplicating) {
   EXPECT_EQ(pulls[0]["head"]["ref"], "kgate/optimize/rmsnorm");
   EXPECT_EQ(pulls[0]["base"]["ref"], "main");
   EXPECT_EQ(pulls[0]["labels"].size(), 2u);
-  EXPECT_NE(
-      pulls[0]["body"].get<std::string>().find("https://github.com/octo/kernels/blob/" +
-                                               first->commit_sha + "/.kgate/optimize/rmsnorm.svg"),
-      std::string::npos);
+  EXPECT_NE(pulls[0]["body"].get<std::string>().find("```mermaid"), std::string::npos);
+  // Committed as the App's bot user, with its numeric no-reply address (GET /users/kgate[bot]).
+  EXPECT_EQ(git(repo.tmp.path(), {"--git-dir", repo.bare.string(), "log", "-1",
+                                  "--format=%an <%ae>", "kgate/optimize/rmsnorm"}),
+            "kgate[bot] <190874231+kgate[bot]@users.noreply.github.com>");
+  EXPECT_EQ(git(repo.tmp.path(), {"--git-dir", repo.bare.string(), "ls-tree", "-r", "--name-only",
+                                  "kgate/optimize/rmsnorm"}),
+            "README.md\ncsrc/rmsnorm.cu");
 
   // Many earlier kgate pull requests on other branches: the listing pages.
   auto second = publisher.propose(sample_proposal(repo.base_sha, kCandidateB));

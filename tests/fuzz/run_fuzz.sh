@@ -12,7 +12,8 @@ cxx="${CLANGXX:-clang++}"
 command -v "$cxx" >/dev/null || { echo "run_fuzz: $cxx not found (Debian package clang)" >&2; exit 3; }
 
 # Only what the parser and the router need, compiled with the fuzzer's instrumentation.
-sources=(webhooks/webhook_event.cpp webhooks/router.cpp webhooks/job.cpp webhooks/trust_policy.cpp)
+sources=(webhooks/webhook_event.cpp webhooks/router.cpp webhooks/job.cpp webhooks/trust_policy.cpp
+         bot/result_marker.cpp)
 "$cxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$root" "${sources[@]/#/$root/}" "$root/tests/fuzz/webhook_event_fuzz.cpp" \
   -o "$out/webhook_event_fuzz"

@@ -27,7 +27,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   context.is_approved = [](const std::string&, const std::string& sha) {
     return sha.size() % 2 == 0;
   };
+  context.pull_with_head = [](const std::string& repo,
+                              const std::string& sha) -> std::optional<PullState> {
+    if (sha.size() % 3) return std::nullopt;
+    return PullState{repo, static_cast<int64_t>(sha.size()), sha, "def", sha.size() % 2 == 0};
+  };
+  // Unknown permission answers (no GitHub) must refuse, never crash.
+  static const AuthorAssociationPermissions association_only;
+  context.permissions = &association_only;
   Routing routing = route(*event, context);
+  // Trust fails closed: a fork's head is gated only when approved.
+  if (event->pull_request && event->pull_request->from_fork() && event->name == "pull_request" &&
+      event->action != "labeled" &&
+      !context.is_approved(event->repository, event->pull_request->head_sha))
+    if (!routing.jobs.empty()) __builtin_trap();
   for (const JobSpec& job : routing.jobs) {
     auto back = JobSpec::from_json(job.to_json());
     if (!back.ok() || !(*back == job)) __builtin_trap();  // the queue's round trip must hold

@@ -131,7 +131,9 @@ class GitHubTrust : public ::testing::Test {
                                                  options);
   }
   GitHubPermissions permissions(double ttl_s = 60) {
-    return GitHubPermissions(client, ttl_s, [this] { return now; });
+    PermissionCacheOptions cache;
+    cache.ttl_s = ttl_s;
+    return GitHubPermissions(client, cache, [this] { return now; });
   }
 
   nlohmann::json example;
@@ -157,6 +159,18 @@ TEST_F(GitHubTrust, GitHubsAnswerOverridesTheAssociation) {
   EXPECT_EQ(server->authorization(), std::string("token ") + kToken);
 }
 
+TEST_F(GitHubTrust, ThePermissionFieldDecidesNotTheRoleName) {
+  // GitHub's description of the endpoint: `permission` folds custom roles
+  // into the base role they extend; `role_name` is the custom role's own name.
+  server->set_role("cora", "kernel-maintainer", "write");
+  server->set_role("ada", "auditor", "read");
+  auto lookup = permissions();
+  EXPECT_EQ(lookup.has_write("octo/kernels", "cora", "MEMBER"), true);
+  EXPECT_EQ(lookup.has_write("octo/kernels", "ada", "MEMBER"), false);
+  EXPECT_EQ(GitHubPermissions::write_from_response({{"role_name", "write"}}), std::nullopt);
+  EXPECT_EQ(GitHubPermissions::write_from_response({{"permission", "none"}}), false);
+}
+
 TEST_F(GitHubTrust, AnswersAreCachedForTheirTime) {
   auto lookup = permissions(60);
   EXPECT_EQ(lookup.has_write("octo/kernels", "carol", ""), true);
@@ -172,21 +186,40 @@ TEST_F(GitHubTrust, AnswersAreCachedForTheirTime) {
   EXPECT_EQ(server->requests(), 2);
 }
 
-TEST_F(GitHubTrust, GitHubDownFallsBackToTheAssociation) {
+TEST_F(GitHubTrust, NoAnswersAreCachedShorterThanYes) {
+  auto lookup = permissions(60);
+  EXPECT_EQ(lookup.has_write("octo/kernels", "bob", ""), false);
+  server->set_role("bob", "write", "write");  // bob is given write access
+  now += std::chrono::seconds(10);
+  EXPECT_EQ(lookup.has_write("octo/kernels", "bob", ""), false);  // "no" still cached
+  now += std::chrono::seconds(6);
+  EXPECT_EQ(lookup.has_write("octo/kernels", "bob", ""), true);  // 15 s for a "no"
+  EXPECT_EQ(server->requests(), 2);
+}
+
+TEST_F(GitHubTrust, GitHubDownIsUnknownNeverTheAssociation) {
   server->set_down(true);
   auto lookup = permissions();
-  EXPECT_EQ(lookup.has_write("octo/kernels", "bob", "OWNER"), true);
-  EXPECT_EQ(lookup.has_write("octo/kernels", "bob", "NONE"), false);
-  EXPECT_EQ(lookup.has_write("octo/kernels", "bob", ""), std::nullopt);
-  EXPECT_GE(server->requests(), 3);
-  // Failures are not cached: once GitHub is back its answer counts.
+  // An OWNER association used to stand in for GitHub's answer: it is unknown, so no.
+  EXPECT_EQ(lookup.has_write("octo/kernels", "bob", "OWNER"), std::nullopt);
+  EXPECT_FALSE(lookup.answer_at_hand("octo/kernels", "bob"));
+  std::string why = lookup.why_unknown("octo/kernels", "bob", "OWNER");
+  EXPECT_NE(why.find("did not answer for bob"), std::string::npos) << why;
+  int asked = server->requests();
+  EXPECT_GE(asked, 1);
+  // The failure is remembered for a while: a burst of deliveries asks once.
+  EXPECT_EQ(lookup.has_write("octo/kernels", "bob", "OWNER"), std::nullopt);
+  EXPECT_EQ(server->requests(), asked);
+  // After it, GitHub is asked again, and its answer counts once it is back.
   server->set_down(false);
+  now += std::chrono::seconds(11);
   EXPECT_EQ(lookup.has_write("octo/kernels", "bob", "OWNER"), false);
+  EXPECT_TRUE(lookup.answer_at_hand("octo/kernels", "bob"));
 }
 
 TEST_F(GitHubTrust, OddLoginsAreNotSentIntoTheUrl) {
   auto lookup = permissions();
-  EXPECT_EQ(lookup.has_write("octo/kernels", "../../admin", "OWNER"), true);  // association only
+  EXPECT_EQ(lookup.has_write("octo/kernels", "../../admin", "OWNER"), std::nullopt);
   EXPECT_EQ(server->requests(), 0);
 }
 
@@ -223,6 +256,17 @@ TEST_F(GitHubTrust, RouterRefusesACommandFromAMemberWithReadAccess) {
   ASSERT_EQ(approved.approvals.size(), 1u);
   EXPECT_EQ(approved.approvals[0].by, "carol");
   EXPECT_EQ(approved.jobs.size(), 1u);
+
+  // GitHub down: alice's command is refused, and the refusal says why.
+  server->set_down(true);
+  event.sender = comment.author = "alice";
+  comment.author_association = "OWNER";
+  event.comment = comment;
+  Routing down = route(event, context);
+  EXPECT_TRUE(down.approvals.empty());
+  ASSERT_EQ(down.notices.size(), 1u);
+  EXPECT_NE(down.notices[0].message.find("did not answer"), std::string::npos)
+      << down.notices[0].message;
 }
 
 class ForgeNotices : public ::testing::Test {

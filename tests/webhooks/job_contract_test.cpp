@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bot/local_forge.h"
+#include "bot/pull_request_publisher.h"
 #include "gate/git_fixture.h"
 #include "gate/scale_fixture.h"
 #include "support/test_support.h"
@@ -198,6 +200,71 @@ TEST_F(JobContract, SweepJobRunsOnTheCheckout) {
   ASSERT_TRUE(result.ok) << result.outcome << "\n" << last_stderr;
   EXPECT_EQ(result.outcome, "passed") << last_stderr;
   EXPECT_TRUE(std::filesystem::exists(repo->path() / "baselines")) << last_stderr;
+}
+
+// `/kgate ignore` as the service runs it (`kgate prs --ignore`), on the
+// local forge: kgate's pull request closed and marked; a second time is harmless.
+TEST_F(JobContract, IgnoreJobClosesKgatesPullRequest) {
+  bot::LocalForge forge(repo->path(), repo->path() / ".kgate");
+  bot::PullRequestPublisher publisher(forge, repo->path());
+  bot::PullRequestProposal p{.kernel = "scale",
+                             .source_path = "src/scale.cpp",
+                             .candidate_source = "// faster\n",
+                             .base_branch = "main",
+                             .base_rev = base};
+  auto opened = publisher.propose(p);
+  ASSERT_TRUE(opened.ok()) << opened.error().message;
+  JobSpec spec{.kind = JobKind::kIgnore,
+               .repository = "octo/kernels",
+               .pull_number = opened->number,
+               .kernel = "scale",
+               .reason = "/kgate ignore by alice",
+               .requested_by = "alice"};
+  JobResult result = execute(spec, 9);
+  ASSERT_TRUE(result.ok) << result.outcome << "\n" << last_stderr;
+  auto prs = forge.all_pull_requests();
+  ASSERT_TRUE(prs.ok());
+  EXPECT_EQ(prs->at(0).state, "closed");
+  EXPECT_NE(prs->at(0).body.find(bot::kIgnoredMarker), std::string::npos);
+  auto again = publisher.propose(p);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->action, bot::ProposalAction::kIgnored);
+  // Not kgate's pull request for that kernel: bad input, not retried.
+  spec.pull_number = 99;
+  result = execute(spec, 10);
+  EXPECT_FALSE(result.ok);
+  EXPECT_FALSE(result.retryable) << result.outcome;
+}
+
+TEST_F(JobContract, RebaseJobRunsANewEpisodeThatMayTakeTheBranchOver) {
+  std::vector<std::string> args =
+      CommandJobExecutor::job_arguments(StoredJob{.id = 11,
+                                                  .spec = {.kind = JobKind::kRebase,
+                                                           .repository = "octo/kernels",
+                                                           .pull_number = 4,
+                                                           .base = "main",
+                                                           .kernel = "scale",
+                                                           .requested_by = "alice"}},
+                                        repo->path(), dir / "job", "host", "github");
+  std::string line;
+  for (const auto& a : args) line += a + " ";
+  for (const char* part : {"optimize scale ", "--new ", "--take-over ", "--unignore ",
+                           "--forge github --github-repo octo/kernels "})
+    EXPECT_NE(line.find(part), std::string::npos) << part << " in " << line;
+  // An optimize nobody asked for by command keeps an ignored kernel ignored.
+  args = CommandJobExecutor::job_arguments(
+      StoredJob{.id = 12, .spec = {.kind = JobKind::kOptimize, .kernel = "scale"}}, repo->path(),
+      dir / "job");
+  EXPECT_EQ(std::find(args.begin(), args.end(), "--unignore"), args.end());
+  // The real binary accepts the rebase job's command line (the local forge here).
+  JobSpec spec{.kind = JobKind::kRebase,
+               .repository = "octo/kernels",
+               .head = base,
+               .kernel = "scale",
+               .reason = "/kgate rebase by alice",
+               .requested_by = "alice"};
+  JobResult result = execute(spec, 13);
+  ASSERT_TRUE(result.ok) << result.outcome << "\n" << last_stderr;
 }
 
 TEST_F(JobContract, BadRevisionIsBadInputNotRetried) {

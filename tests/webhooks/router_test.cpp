@@ -30,6 +30,12 @@ class RouterTest : public ::testing::Test {
     context.is_approved = [this](const std::string& repo, const std::string& sha) {
       return approved.count({repo, sha}) > 0;
     };
+    context.pull_with_head = [this](const std::string& repo,
+                                    const std::string& sha) -> std::optional<PullState> {
+      for (const auto& [key, pull] : pulls)
+        if (key.first == repo && pull.head_sha == sha) return pull;
+      return std::nullopt;
+    };
   }
   Routing route_payload(const std::string& event, const json& payload) {
     auto parsed = parse_webhook_event(event, payload.dump());
@@ -118,7 +124,23 @@ TEST_F(RouterTest, ForkPullRequestWaitsUntilApprovedForThatCommitOnly) {
   EXPECT_EQ(back.jobs.size(), 1u);
 }
 
+// GitHub's permission answers for a few users (the API itself is exercised
+// in github_trust_test.cpp).
+class KnownWriters : public PermissionLookup {
+ public:
+  explicit KnownWriters(std::set<std::string> writers) : writers_(std::move(writers)) {}
+  std::optional<bool> has_write(const std::string&, const std::string& user,
+                                const std::string&) const override {
+    return writers_.count(user) > 0;
+  }
+
+ private:
+  std::set<std::string> writers_;
+};
+
 TEST_F(RouterTest, ApprovalLabelApprovesTheLabelledHead) {
+  KnownWriters writers({"Codertocat"});
+  context.permissions = &writers;
   route_payload("pull_request", fork_pr("opened"));
   json labeled = fork_pr("labeled");
   labeled["label"]["name"] = "kgate:approved";
@@ -130,12 +152,62 @@ TEST_F(RouterTest, ApprovalLabelApprovesTheLabelledHead) {
   EXPECT_TRUE(route_payload("pull_request", labeled).approvals.empty());
 }
 
-TEST_F(RouterTest, AuthorWithoutWriteAccessWaitsEvenWithoutFork) {
+TEST_F(RouterTest, SameRepositoryHeadRunsWhoeverOpenedIt) {
+  // Only people with write access push branches of the repository: its
+  // head's code runs, whether the author is a first-timer or a bot (kgate's
+  // own pull requests, Dependabot's) that GitHub's permission API does not know.
   json p = example_payload("pull_request", "opened");
   p["pull_request"]["author_association"] = "FIRST_TIME_CONTRIBUTOR";
-  Routing r = route_payload("pull_request", p);
+  EXPECT_EQ(route_payload("pull_request", p).jobs.size(), 1u);
+  p["pull_request"]["user"]["login"] = "dependabot[bot]";
+  p["pull_request"]["author_association"] = "NONE";
+  p["action"] = "synchronize";
+  EXPECT_EQ(route_payload("pull_request", p).jobs.size(), 1u);
+  // The same bot from a fork waits like anyone.
+  json fork = fork_pr("synchronize");
+  fork["pull_request"]["user"]["login"] = "dependabot[bot]";
+  Routing waits = route_payload("pull_request", fork);
+  EXPECT_TRUE(waits.jobs.empty());
+  ASSERT_EQ(waits.notices.size(), 1u);
+  EXPECT_EQ(waits.notices[0].kind, "waiting-for-approval");
+  // A deleted head repository counts as a fork.
+  json orphan = example_payload("pull_request", "opened");
+  orphan["pull_request"]["head"]["repo"] = nullptr;
+  EXPECT_TRUE(route_payload("pull_request", orphan).jobs.empty());
+}
+
+TEST_F(RouterTest, WithoutGitHubOnlyTheOwnerMayCommand) {
+  // author_association cannot tell a MEMBER or COLLABORATOR with read access
+  // from one with write: without the permission API they are refused, and told why.
+  route_payload("pull_request", example_payload("pull_request", "opened"));
+  for (const char* association : {"MEMBER", "COLLABORATOR", "CONTRIBUTOR", "NONE", ""}) {
+    Routing r = route_payload("issue_comment", comment("/kgate rerun", association));
+    EXPECT_TRUE(r.jobs.empty()) << association;
+    ASSERT_EQ(r.notices.size(), 1u) << association;
+    EXPECT_EQ(r.notices[0].kind, "command-refused");
+    if (std::string(association) == "MEMBER") {
+      EXPECT_NE(r.notices[0].message.find("--forge github"), std::string::npos)
+          << r.notices[0].message;
+    }
+  }
+  EXPECT_EQ(route_payload("issue_comment", comment("/kgate rerun", "OWNER")).jobs.size(), 1u);
+}
+
+TEST_F(RouterTest, ApprovalLabelFromAnUnknownSenderDoesNotApprove) {
+  // A label event carries no association: without GitHub's answer the
+  // sender may have triage access only, which is enough to label.
+  route_payload("pull_request", fork_pr("opened"));
+  json labeled = fork_pr("labeled");
+  labeled["label"]["name"] = "kgate:approved";
+  labeled["sender"]["login"] = "tess";
+  AuthorAssociationPermissions association_only;
+  context.permissions = &association_only;
+  Routing r = route_payload("pull_request", labeled);
+  EXPECT_TRUE(r.approvals.empty());
   EXPECT_TRUE(r.jobs.empty());
-  EXPECT_EQ(r.notices.size(), 1u);
+  ASSERT_EQ(r.notices.size(), 1u);
+  EXPECT_EQ(r.notices[0].kind, "command-refused");
+  EXPECT_NE(r.notices[0].message.find("tess"), std::string::npos) << r.notices[0].message;
 }
 
 TEST_F(RouterTest, PushToDefaultBranchTouchingKernels) {
@@ -181,7 +253,7 @@ TEST_F(RouterTest, CommentCommands) {
   EXPECT_EQ(rerun.jobs[0].kind, JobKind::kGate);
   EXPECT_EQ(rerun.jobs[0].pull_number, 2);
 
-  Routing accept = route_payload("issue_comment", comment("/kgate accept-regression", "MEMBER"));
+  Routing accept = route_payload("issue_comment", comment("/kgate accept-regression"));
   ASSERT_EQ(accept.jobs.size(), 1u);
   EXPECT_EQ(accept.jobs[0].kind, JobKind::kAcceptRegression);
 
@@ -196,14 +268,100 @@ TEST_F(RouterTest, CommentCommands) {
   EXPECT_TRUE(route_payload("issue_comment", edited).jobs.empty());
 }
 
+// `/kgate rebase` and `/kgate ignore` on kgate's own pull request: the kernel
+// comes from the result marker of its description; the login travels with the job.
+TEST_F(RouterTest, RebaseAndIgnoreOnKgatesPullRequest) {
+  json rebase = comment("/kgate rebase");
+  rebase["issue"]["body"] =
+      "kgate found a faster version...\n<!-- kgate:result=0123abcd kernel=rmsnorm base=" +
+      std::string(40, 'b') + " head=" + std::string(40, 'c') + " -->\n";
+  rebase["comment"]["user"]["login"] = "alice";
+  Routing r = route_payload("issue_comment", rebase);
+  ASSERT_EQ(r.jobs.size(), 1u) << r.ignored;
+  EXPECT_EQ(r.jobs[0].kind, JobKind::kRebase);
+  EXPECT_EQ(r.jobs[0].kernel, "rmsnorm");
+  EXPECT_EQ(r.jobs[0].pull_number, 2);
+  EXPECT_EQ(r.jobs[0].requested_by, "alice");
+  EXPECT_FALSE(r.jobs[0].base.empty());  // the default branch
+
+  json ignore = rebase;
+  ignore["comment"]["body"] = "/kgate ignore";
+  r = route_payload("issue_comment", ignore);
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_EQ(r.jobs[0].kind, JobKind::kIgnore);
+  EXPECT_EQ(r.jobs[0].kernel, "rmsnorm");
+  // The JSON the queue stores (and workflow_dispatch receives) keeps all of it.
+  auto back = JobSpec::from_json(r.jobs[0].to_json());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, r.jobs[0]);
+
+  // Someone without write access: refused, as every command.
+  json outsider = ignore;
+  outsider["comment"]["author_association"] = "NONE";
+  r = route_payload("issue_comment", outsider);
+  EXPECT_TRUE(r.jobs.empty());
+  ASSERT_EQ(r.notices.size(), 1u);
+  EXPECT_EQ(r.notices[0].kind, "command-refused");
+
+  // A pull request that is not kgate's (no result marker): refused with a notice.
+  r = route_payload("issue_comment", comment("/kgate ignore"));
+  EXPECT_TRUE(r.jobs.empty());
+  ASSERT_EQ(r.notices.size(), 1u);
+  EXPECT_NE(r.notices[0].message.find("kgate's own pull requests"), std::string::npos);
+
+  // `/kgate optimize` names who asked: it overrides an earlier `/kgate ignore`.
+  json optimize = comment("/kgate optimize rmsnorm");
+  optimize["comment"]["user"]["login"] = "bob";
+  r = route_payload("issue_comment", optimize);
+  ASSERT_EQ(r.jobs.size(), 1u);
+  EXPECT_EQ(r.jobs[0].requested_by, "bob");
+}
+
 TEST_F(RouterTest, CheckRunRerequested) {
   json p = example_payload("check_run", "rerequested");
   EXPECT_TRUE(route_payload("check_run", p).jobs.empty());  // another app's check run
   p["check_run"]["name"] = "kgate / gate";
+  // GitHub's example names no pull request (what it sends for a fork's
+  // commit): a head kgate knows no pull request of is anyone's code, and waits.
+  ASSERT_TRUE(p["check_run"]["pull_requests"].empty());
+  Routing unknown = route_payload("check_run", p);
+  EXPECT_TRUE(unknown.jobs.empty());
+  ASSERT_EQ(unknown.notices.size(), 1u);
+  EXPECT_EQ(unknown.notices[0].kind, "waiting-for-approval");
+  // Once a same-repository pull request with that head is known, it is gated.
+  json pr = example_payload("pull_request", "opened");
+  pr["repository"]["full_name"] = pr["pull_request"]["base"]["repo"]["full_name"] =
+      pr["pull_request"]["head"]["repo"]["full_name"] = p["repository"]["full_name"];
+  pr["pull_request"]["head"]["sha"] = p["check_run"]["head_sha"];
+  route_payload("pull_request", pr);
   Routing r = route_payload("check_run", p);
   ASSERT_EQ(r.jobs.size(), 1u);
   EXPECT_EQ(r.jobs[0].head, "d6fde92930d4715a2b49857d24b940956b26d2d3");
+  EXPECT_EQ(r.jobs[0].pull_number, 2);
   EXPECT_TRUE(route_payload("check_run", example_payload("check_run", "completed")).jobs.empty());
+}
+
+TEST_F(RouterTest, RerequestedCheckOfAForkIsFoundByItsHeadAndWaits) {
+  // The approval bypass: a fork's check run arrives with pull_requests
+  // empty, and was gated as if it were a branch commit of the repository.
+  json fork = fork_pr("opened");
+  route_payload("pull_request", fork);
+  json p = example_payload("check_run", "rerequested");
+  p["check_run"]["name"] = "kgate";
+  p["repository"] = fork["repository"];
+  p["check_run"]["head_sha"] = fork["pull_request"]["head"]["sha"];
+  p["check_run"]["pull_requests"] = json::array();
+  Routing r = route_payload("check_run", p);
+  EXPECT_TRUE(r.jobs.empty());
+  ASSERT_EQ(r.notices.size(), 1u);
+  EXPECT_EQ(r.notices[0].kind, "waiting-for-approval");
+  EXPECT_EQ(r.notices[0].pull_number, 2);  // found by its head
+  // Approved for that commit, the re-requested check gates the pull request.
+  route_payload("issue_comment", comment("/kgate approve"));
+  Routing approved = route_payload("check_run", p);
+  ASSERT_EQ(approved.jobs.size(), 1u);
+  EXPECT_EQ(approved.jobs[0].pull_number, 2);
+  EXPECT_EQ(approved.jobs[0].head, fork["pull_request"]["head"]["sha"]);
 }
 
 TEST_F(RouterTest, EveryOctokitExampleRoutesWithoutError) {

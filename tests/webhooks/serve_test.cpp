@@ -20,6 +20,7 @@ class ServeTest : public ::testing::Test {
     ASSERT_TRUE(have_octokit_examples())
         << "run scripts/setup (npm ci in tests/) to install @octokit/webhooks-examples";
     std::filesystem::copy(example_dir(), repo, std::filesystem::copy_options::recursive);
+    std::filesystem::create_directories(job_log.parent_path());
     set_job_script("exit 0");
   }
   // The job command: records "<job id> <attempt> <arguments>" then runs `body`.
@@ -53,7 +54,9 @@ class ServeTest : public ::testing::Test {
   std::filesystem::path repo = dir / "repo";
   std::filesystem::path state = dir / "state";
   std::filesystem::path script = dir / "job.sh";
-  std::filesystem::path job_log = dir / "jobs.log";
+  // A folder of its own: with the queue hidden from jobs, the folders above
+  // the state folder take no new entries from a job (core/file_shield.h).
+  std::filesystem::path job_log = dir / "logs" / "jobs.log";
 };
 
 json pr_payload(const std::string& action, const std::string& head = "") {

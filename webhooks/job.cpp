@@ -35,8 +35,10 @@ int job_priority(JobKind kind) {
     case JobKind::kAcceptRegression:
       return 0;
     case JobKind::kBaseline:
+    case JobKind::kIgnore:  // closes a pull request: seconds
       return 1;
     case JobKind::kOptimize:
+    case JobKind::kRebase:  // a new episode
     case JobKind::kSweep:
       return kLongJobPriority;
   }

@@ -61,7 +61,9 @@ TEST(ModuleSymbols, ReadsTheKernelsOfACubin) {
   EXPECT_TRUE(symbol_matches(*t, t->name));
   EXPECT_FALSE(symbol_matches(*t, "entry"));
   // A helper that stays a function is listed, but is no entry point.
-  if (const ModuleSymbol* h = find(*symbols, "twice")) EXPECT_FALSE(h->entry);
+  if (const ModuleSymbol* h = find(*symbols, "twice")) {
+    EXPECT_FALSE(h->entry);
+  }
 }
 
 TEST(ModuleSymbols, ReadsTheExportedFunctionsOfASharedLibrary) {

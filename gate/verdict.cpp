@@ -55,12 +55,21 @@ GatePolicy with_timer_floor(GatePolicy policy, double backend_floor_s) {
   return policy;
 }
 
+namespace {
+// A bound within rounding of 1 comes from tied samples (the timer's ticks
+// make many pairs exactly equal): it excludes no change, so it is no evidence
+// of one. Seen on the H200 as "slower" with a lower bound of 1 + 2e-15.
+constexpr double kTie = 1e-9;
+bool above_one(double bound) { return bound > 1 + kTie; }
+bool below_one(double bound) { return bound < 1 - kTie; }
+}  // namespace
+
 Verdict decide(const RatioInterval& r, const GatePolicy& policy, double base_median_s) {
   if (r.pairs == 0) return Verdict::kInconclusive;
   if (below_change_floor(r, policy, base_median_s)) return Verdict::kSame;
-  if (r.low > 1 && r.estimate >= 1 + policy.resolution) return Verdict::kSlower;
+  if (above_one(r.low) && r.estimate >= 1 + policy.resolution) return Verdict::kSlower;
   double gain = std::max(policy.min_improvement, policy.resolution);
-  if (r.high < 1 && r.estimate <= 1 - gain) return Verdict::kFaster;
+  if (below_one(r.high) && r.estimate <= 1 - gain) return Verdict::kFaster;
   if (r.low >= 1 / (1 + policy.max_regression) && r.high <= 1 + policy.max_regression)
     return Verdict::kSame;
   return Verdict::kInconclusive;
@@ -78,8 +87,8 @@ bool decided_early(const std::vector<double>& head, const std::vector<double>& b
                    const GatePolicy& policy) {
   RatioInterval r = paired_ratio_interval(head, base, interim_confidence(policy));
   if (r.pairs == 0 || r.low <= 0) return false;
-  if (r.low > 1 && r.estimate >= 1 + policy.resolution) return true;
-  if (r.high < 1 && r.estimate <= 1 - policy.resolution) return true;
+  if (above_one(r.low) && r.estimate >= 1 + policy.resolution) return true;
+  if (below_one(r.high) && r.estimate <= 1 - policy.resolution) return true;
   // A shape at the timer's floor: the whole interval moves the median by less than the floor.
   if (policy.min_change_s > 0 &&
       std::max(r.high - 1, 1 - r.low) * quantile(base, 0.5) < policy.min_change_s)

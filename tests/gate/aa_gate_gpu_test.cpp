@@ -137,7 +137,7 @@ TEST_F(GateGpu, MemcheckFindsAReadPastTheEnd) {
   auto backend = make_cuda_backend();
   GateSources sources;  // no base: the head is checked, then sanitized
   GateOptions options;
-  options.kgate_executable = KGATE_BINARY;
+  options.kgate_executable = testing::kgate_binary();
   auto gate = gate_kernel(*manifest, manifest->kernels[0], *backend, sources, options);
   ASSERT_TRUE(gate.ok()) << gate.error().message;
   ASSERT_EQ(gate->shapes.size(), 1u);

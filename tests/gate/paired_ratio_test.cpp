@@ -192,6 +192,19 @@ TEST(Verdict, PolicyBands) {
   EXPECT_EQ(verdict_from_string("inconclusive"), Verdict::kInconclusive);
 }
 
+TEST(Verdict, ABoundTiedAtOneIsNoEvidence) {
+  // Recorded on the H200 (vector_add sample-50k, identical code): 24 pairs on a
+  // 32 ns timer, most of them tied, gave a lower bound of 1 + 1.6e-15.
+  GatePolicy p;
+  RatioInterval r;
+  r.estimate = 1.0206, r.low = 1.0000000000000016, r.high = 1.049, r.pairs = 24;
+  EXPECT_EQ(decide(r, p, 0), Verdict::kInconclusive);
+  r.low = 1.0001;  // a real, if small, excess over 1 still counts
+  EXPECT_EQ(decide(r, p, 0), Verdict::kSlower);
+  r.estimate = 0.95, r.low = 0.92, r.high = 0.9999999999999984;
+  EXPECT_EQ(decide(r, p, 0), Verdict::kInconclusive);
+}
+
 TEST(Verdict, ChangesBelowTheTimerFloorAreNoChange) {
   GatePolicy p = with_timer_floor(GatePolicy{}, 100e-9);
   EXPECT_DOUBLE_EQ(p.min_change_s, 100e-9);

@@ -33,12 +33,16 @@ std::string read(const std::filesystem::path& path) {
   return s.str();
 }
 
-CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string& cwd,
-                         double timeout_s) {
+std::string kgate_binary() {
   // KGATE_TEST_BINARY / KGATE_TEST_SOURCE_DIR let the suites run from a copied
   // tree (the GPU machine), where the build's absolute paths do not exist.
   const char* binary = std::getenv("KGATE_TEST_BINARY");
-  std::vector<std::string> argv = {binary && *binary ? binary : KGATE_BINARY};
+  return binary && *binary ? binary : KGATE_BINARY;
+}
+
+CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string& cwd,
+                         double timeout_s) {
+  std::vector<std::string> argv = {kgate_binary()};
   argv.insert(argv.end(), args.begin(), args.end());
   CommandOptions options;
   options.cwd = cwd;

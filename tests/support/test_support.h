@@ -26,6 +26,9 @@ class TempDir {
 void write(const std::filesystem::path& path, const std::string& content);
 std::string read(const std::filesystem::path& path);
 
+// The kgate executable the suites run: KGATE_TEST_BINARY, else the build's.
+std::string kgate_binary();
+
 // Runs the built kgate binary with `args`; a private compile cache per test run.
 CommandOutcome run_kgate(const std::vector<std::string>& args, const std::string& cwd = "",
                          double timeout_s = 300);

@@ -7,6 +7,7 @@
 
 #include "agent/candidate_rules.h"
 #include "core/log.h"
+#include "gate/shape_decision.h"
 #include "runner/isolated_measure.h"
 #include "runner/reference.h"
 
@@ -114,6 +115,7 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
     const Shape& shape = kernel_.shapes[i];
     if (!shape.runs_on(backend_.name())) continue;
     if (!options_.selects(shape)) continue;
+    ShapeTimingFacts facts = timing_facts(shape, policy);
     MeasureRequest m;
     m.kernel = head_kernel ? &*head_kernel : &kernel_;
     m.impl = m.kernel->implementation(backend_.name());
@@ -133,6 +135,7 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
     m.max_samples = options_.max_samples;
     m.budget_s = options_.budget_s;
     m.time_limit_s = options_.time_limit_s;
+    m.time = facts.timing != ShapeTiming::kOff;
     ShapeMeasurement r = measure_shape(m);
     if (!r.device.name.empty()) e.device = r.device.to_json();
 
@@ -151,6 +154,15 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
       continue;
     }
     s.candidate_s = r.head_median();
+    if (facts.timing == ShapeTiming::kOff) {
+      s.candidate_s = 0;  // not timed
+      s.verdict = ShapeVerdict::kChecked;
+      s.counts = false;
+      s.ratio = s.ratio_lo = s.ratio_hi = 1;
+      s.reason = timing_label(facts.timing, facts.timing_why);
+      e.shapes.push_back(s);
+      continue;
+    }
     // No best, or a best that failed on this shape (the harness then checks
     // the candidate alone): nothing to compare with.
     if (!best_program || r.base_seconds.empty()) {
@@ -171,12 +183,17 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
     RatioInterval interval;
     interval.estimate = s.ratio, interval.low = lo, interval.high = hi;
     interval.pairs = static_cast<int>(std::min(r.head_seconds.size(), r.base_seconds.size()));
-    const Verdict verdict = decide(interval, policy, s.best_s);
-    s.verdict = to_shape_verdict(verdict);
-    s.reason = change_floor_note(interval, policy, s.best_s);
-    any_faster |= verdict == Verdict::kFaster;
-    any_slower |= breaks_policy(verdict, interval, policy);
-    if (s.ratio > 0) {
+    facts.base_median_s = s.best_s;
+    facts.head_median_s = s.candidate_s;
+    facts.launch_floor_s = r.launch_floor_s;
+    facts.bytes_moved = r.bytes_moved;
+    const ShapeDecision d = decide_shape(interval, policy, facts);
+    s.verdict = to_shape_verdict(d.verdict);
+    s.reason = d.note;
+    s.counts = d.counts;
+    any_faster |= d.verdict == Verdict::kFaster && d.counts;
+    any_slower |= d.fails;
+    if (s.ratio > 0 && d.counts) {
       log_sum += std::log(s.ratio);
       ++timed;
     }

@@ -22,6 +22,8 @@ ShapeVerdict to_shape_verdict(Verdict v) {
       return ShapeVerdict::kSame;
     case Verdict::kError:
       return ShapeVerdict::kError;
+    case Verdict::kChecked:
+      return ShapeVerdict::kChecked;
   }
   return ShapeVerdict::kError;
 }
@@ -59,6 +61,8 @@ std::string_view to_string(ShapeVerdict verdict) {
       return "wrong";
     case ShapeVerdict::kError:
       return "error";
+    case ShapeVerdict::kChecked:
+      return "checked";
   }
   return "error";
 }
@@ -79,7 +83,7 @@ static ResourceReport resources_from(const nlohmann::json& j) {
 
 static ShapeVerdict verdict_from(const std::string& s) {
   for (ShapeVerdict v : {ShapeVerdict::kFaster, ShapeVerdict::kSlower, ShapeVerdict::kSame,
-                         ShapeVerdict::kInconclusive, ShapeVerdict::kWrong})
+                         ShapeVerdict::kInconclusive, ShapeVerdict::kWrong, ShapeVerdict::kChecked})
     if (to_string(v) == s) return v;
   return ShapeVerdict::kError;
 }
@@ -89,6 +93,7 @@ nlohmann::json ShapeEvaluation::to_json() const {
           {"phase", phase},
           {"verdict", to_string(verdict)},
           {"reason", reason},
+          {"counts", counts},
           {"best_s", finite_or_null(best_s)},
           {"candidate_s", finite_or_null(candidate_s)},
           {"ratio", finite_or_null(ratio)},
@@ -106,6 +111,7 @@ ShapeEvaluation ShapeEvaluation::from_json(const nlohmann::json& j) {
   s.phase = string_field(j, "phase");
   s.verdict = verdict_from(string_field(j, "verdict", "error"));
   s.reason = string_field(j, "reason");
+  s.counts = bool_field(j, "counts", true);
   s.best_s = number_field(j, "best_s", 0);
   s.candidate_s = number_field(j, "candidate_s", 0);
   s.ratio = number_field(j, "ratio", 0);
@@ -146,7 +152,7 @@ void Evaluation::conclude(bool any_faster, bool any_worse, double min_improvemen
   // rejected candidate that was faster overall.
   std::string slower;
   for (const ShapeEvaluation& s : shapes)
-    if (s.verdict == ShapeVerdict::kSlower)
+    if (s.counts && s.verdict == ShapeVerdict::kSlower)
       slower += (slower.empty() ? "" : ", ") + s.shape + " x" + format_number(s.ratio);
   summary = std::string(improved ? "improved"
                         : any_worse

@@ -36,7 +36,8 @@ struct Candidate {
   std::string fingerprint() const;
 };
 
-enum class ShapeVerdict { kFaster, kSlower, kSame, kInconclusive, kWrong, kError };
+// kChecked: correct, not timed (the shape's timing is "off").
+enum class ShapeVerdict { kFaster, kSlower, kSame, kInconclusive, kWrong, kError, kChecked };
 std::string_view to_string(ShapeVerdict verdict);
 // The gate's verdict as a shape's verdict in an episode ("new": same).
 ShapeVerdict to_shape_verdict(Verdict verdict);
@@ -44,7 +45,10 @@ ShapeVerdict to_shape_verdict(Verdict verdict);
 struct ShapeEvaluation {
   std::string shape, phase;
   ShapeVerdict verdict = ShapeVerdict::kError;
-  std::string reason;                 // why wrong or errored, or why a change counts as none
+  std::string reason;  // why wrong or errored, or why a change counts as none
+  // Whether its change counts as a gain or a loss (false: a report-only or
+  // untimed shape, or both sides at the launch floor; gate/shape_decision.h).
+  bool counts = true;
   double best_s = 0;                  // median of the current best
   double candidate_s = 0;             // median of the candidate
   double ratio = 0;                   // candidate / best: below 1 is faster

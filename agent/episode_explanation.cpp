@@ -41,7 +41,7 @@ std::string rejection_reason(const Evaluation& e) {
   }
   std::string slower;
   for (const ShapeEvaluation& s : e.shapes)
-    if (s.verdict == ShapeVerdict::kSlower)
+    if (s.counts && s.verdict == ShapeVerdict::kSlower)
       slower += (slower.empty() ? "" : ", ") + s.shape + " x" + format_number(s.ratio);
   if (!slower.empty()) return "slower on " + slower;
   if (e.improved) return "";

@@ -75,6 +75,9 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
   ++round_;
   go.seed = options_.seed * 1000003 + (fresh_inputs ? round_ * 7919 : 0) + 1;
   go.reference_cache = fresh_inputs ? nullptr : &references_;
+  // The search's seeds repeat across episodes of the same options: their
+  // slow references are worth keeping on disk.
+  go.reference_store = fresh_inputs ? nullptr : &store_;
   go.min_samples = options_.min_samples;
   go.max_samples = options_.max_samples;
   std::vector<std::string> shapes;
@@ -109,8 +112,11 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
       s.phase = g.phase;
       s.verdict = to_shape_verdict(g.verdict);
       s.reason = g.reason;
-      s.candidate_s = g.head_median_s;
-      s.best_s = best ? g.base_median_s : g.head_median_s;
+      s.counts = g.counts;
+      // An untimed shape has no median (NaN): 0 says "not timed" in JSON too.
+      auto time_or_zero = [](double seconds) { return std::isfinite(seconds) ? seconds : 0.0; };
+      s.candidate_s = time_or_zero(g.head_median_s);
+      s.best_s = time_or_zero(best ? g.base_median_s : g.head_median_s);
       s.max_abs_error = g.check.max_abs_error;
       s.max_rel_error = g.check.max_rel_error;
       s.samples = g.rounds > 0 ? g.rounds : static_cast<int>(g.head_seconds.size());
@@ -118,13 +124,17 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
         s.bytes_moved = shape_bytes(kernel_, impl, *sh, head.tunables);
       if (g.verdict == Verdict::kIncorrect || g.verdict == Verdict::kError) {
         e.correct = false;
+      } else if (g.verdict == Verdict::kChecked) {
+        s.ratio = s.ratio_lo = s.ratio_hi = 1;  // correct, not timed
       } else if (best) {
         s.ratio = g.interval.estimate;
         s.ratio_lo = g.interval.low;
         s.ratio_hi = g.interval.high;
-        any_faster |= g.verdict == Verdict::kFaster;
+        // The gate's own rule for what counts (gate/shape_decision.h):
+        // report-only shapes and shapes at the launch floor neither win nor lose.
+        any_faster |= g.verdict == Verdict::kFaster && g.counts;
         any_fail |= g.fails;
-        if (s.ratio > 0) {
+        if (s.ratio > 0 && g.counts) {
           log_sum += std::log(s.ratio);
           ++timed;
         }

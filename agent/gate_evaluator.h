@@ -14,6 +14,7 @@
 #include "agent/misaligned_check.h"
 #include "runner/backend.h"
 #include "runner/reference_cache.h"
+#include "runner/reference_store.h"
 
 namespace kgate {
 
@@ -46,6 +47,7 @@ class GateEvaluator : public CandidateEvaluator {
   // gate (confirm) draws new ones.
   ReferenceCache references_;
   MisalignedCheck misaligned_;
+  ReferenceStore store_;  // the same references on disk, across processes
   uint64_t round_ = 0;
 };
 

@@ -104,7 +104,7 @@ void fill_input(cuda::CudaDevice& device, const ArgPlan& plan, DeviceAddress add
   ArgPlan tile = plan;
   tile.count = std::min<int64_t>(plan.count, 8 << 20);
   tile.bytes = tile.count * dtype_size(plan.arg->dtype);
-  std::vector<unsigned char> data = make_input(tile, seed, position);
+  auto data = make_input(tile, seed, position);
   for (size_t offset = 0; offset < plan.bytes; offset += tile.bytes) {
     size_t n = std::min(tile.bytes, plan.bytes - offset);
     if (!device.upload(address + offset, data.data(), n).ok()) die("upload failed");

@@ -259,8 +259,12 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
     }
     row.max_error = number(s, "max_abs_error");
     row.verdict = text(s, "verdict");
-    // Why a shape counts as unchanged ("+6 ns, below the 100 ns floor (min_change_s)").
-    if (std::string note = text(s, "note"); !note.empty() && row.verdict == "same")
+    // Why a change does not count ("+6 ns, below the 100 ns floor (min_change_s)",
+    // "report only: edge shape", "both sides at the launch floor (...)").
+    const std::string note = text(s, "note");
+    if (row.verdict == "checked")
+      row.verdict = note.empty() ? "checked, not timed" : note;
+    else if (!note.empty() && row.verdict != "wrong" && row.verdict != "error")
       row.verdict += " (" + note + ")";
     out.shapes.push_back(row);
     double b = bandwidth(s, "before_s"), a = bandwidth(s, "after_s");

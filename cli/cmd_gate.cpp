@@ -26,6 +26,7 @@
 #include "gate/git_tree.h"
 #include "gate/kernel_changes.h"
 #include "gate/workload_validation.h"
+#include "runner/reference_store.h"
 
 namespace kgate::cli {
 namespace {
@@ -50,6 +51,7 @@ struct GateArgs {
   std::string sanitize_kernels;  // "memcheck,racecheck": compute-sanitizer on each shape's check
   int64_t pull_number = 0;       // --pr: the pull request this gate is for
   bool accept_regression = false;
+  std::string oracle;  // empty: the manifest's gate.oracle
 };
 
 // A temporary folder removed on scope exit. Invariant: path exists while alive.
@@ -162,7 +164,14 @@ Status gate_changes(const GateArgs& args, const Manifest& head_manifest,
   options.gpu = args.gpu;
   GatePolicy policy = head_manifest.gate;
   if (args.budget_s > 0) policy.budget_s = args.budget_s;
+  if (!args.oracle.empty())
+    policy.oracle =
+        args.oracle == "base" ? GatePolicy::Oracle::kBase : GatePolicy::Oracle::kReference;
   options.policy = policy;
+  // A seed given by hand repeats: slow host references are worth keeping on
+  // disk for the next run. A drawn seed never comes back.
+  ReferenceStore store;
+  if (args.seed != 0) options.reference_store = &store;
   if (!args.sanitize_kernels.empty()) {
     auto tools = sanitizer_tools(args.sanitize_kernels);
     if (!tools.ok()) return tools.error();
@@ -444,6 +453,12 @@ CommandRegistration registration(
                      "gate.sanitize)");
       app.add_option("--gpu", args->gpu, "GPU index (after CUDA_VISIBLE_DEVICES)")
           ->capture_default_str();
+      app.add_option("--oracle", args->oracle,
+                     "What judges shapes too large for the host reference when there is no "
+                     "reference kernel: reference (the host reference), or base (the base "
+                     "revision's outputs, checked against the reference on the small shapes) "
+                     "(default: the manifest's gate.oracle)")
+          ->check(CLI::IsMember({"reference", "base"}));
       return [args] { return run(*args); };
     });
 

@@ -33,6 +33,34 @@ bool Shape::runs_on(std::string_view backend) const {
   return false;
 }
 
+std::string_view to_string(ShapeTiming timing) {
+  switch (timing) {
+    case ShapeTiming::kGate:
+      return "gate";
+    case ShapeTiming::kReport:
+      return "report";
+    case ShapeTiming::kOff:
+      return "off";
+  }
+  return "gate";
+}
+
+std::optional<ShapeTiming> shape_timing_from_string(std::string_view text) {
+  for (ShapeTiming t : {ShapeTiming::kGate, ShapeTiming::kReport, ShapeTiming::kOff})
+    if (to_string(t) == text) return t;
+  return std::nullopt;
+}
+
+std::string_view to_string(GatePolicy::Oracle oracle) {
+  return oracle == GatePolicy::Oracle::kBase ? "base" : "reference";
+}
+
+ShapeTiming GatePolicy::timing_of(const Shape& shape) const {
+  if (shape.timing) return *shape.timing;
+  auto it = timing_by_phase.find(shape.phase);
+  return it == timing_by_phase.end() ? ShapeTiming::kGate : it->second;
+}
+
 const Kernel* Manifest::kernel(std::string_view name) const {
   for (const Kernel& k : kernels)
     if (k.name == name) return &k;

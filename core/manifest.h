@@ -8,6 +8,7 @@
 // count is positive; every kernel has at least one output and a reference.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -76,11 +77,25 @@ struct Implementation {
   Variables default_tunables() const;
 };
 
+// What a shape's timing may do to the gate (docs/manifest.md, "Timing"):
+// decide it, only be shown, or not be measured at all. Correctness is
+// checked on every shape whatever its timing.
+enum class ShapeTiming {
+  kGate,    // timed; a slowdown beyond the policy fails the gate (the default)
+  kReport,  // timed and reported; never fails the gate nor counts as a gain
+  kOff,     // checked for correctness only, not timed
+};
+std::string_view to_string(ShapeTiming timing);
+std::optional<ShapeTiming> shape_timing_from_string(std::string_view text);
+
 struct Shape {
   std::string name;
   std::string phase;                  // "decode", "prefill", "edge", or any word
   Variables variables;                // every integer field of the shape
   std::vector<std::string> backends;  // empty: every backend
+  // As written on the shape; nullopt: the gate's default for its phase
+  // (GatePolicy::timing_of).
+  std::optional<ShapeTiming> timing;
   std::string json_path;
 
   bool runs_on(std::string_view backend) const;
@@ -89,6 +104,11 @@ struct Shape {
 struct Reference {
   std::string source;  // host C++, relative to the manifest's folder
   std::string entry;   // outputs as double*, inputs and scalars as the kernel's
+  // A reference kernel for the cuda backend with the host reference's
+  // parameter list (outputs as double*), launched with its own "launch"
+  // (expressions over shape variables only): large shapes are judged on the
+  // GPU instead of by the host reference (docs/manifest.md, "The reference").
+  std::optional<Implementation> cuda;
 };
 
 struct Tolerance {
@@ -116,7 +136,28 @@ struct GatePolicy {
   // "synccheck") run on the head's correctness check of every gated shape
   // (cuda backend); empty: none.
   std::vector<std::string> sanitize;
+  // Timing of shapes that say nothing themselves, by phase ("edge":
+  // kReport); phases not named here gate.
+  std::map<std::string, ShapeTiming> timing_by_phase;
+  // The launch-floor rule (docs/gate.md): a slowdown is reported, not
+  // failing, when both medians are within launch_floor_factor times the
+  // empty launch measured beside them and the shape moves at most
+  // launch_floor_max_bytes. launch_floor_factor 0 turns the rule off.
+  double launch_floor_factor = 2.0;
+  int64_t launch_floor_max_bytes = 4096;
+  // What judges head's outputs on shapes too large for the host reference
+  // (more than host_reference_max_elements buffer elements): kReference
+  // (the cuda reference where there is one, else the host reference) or
+  // kBase (the base revision's outputs). Smaller shapes are always judged
+  // by the host reference, and check the other oracles.
+  enum class Oracle { kReference, kBase };
+  Oracle oracle = Oracle::kReference;
+  int64_t host_reference_max_elements = int64_t{1} << 22;
+
+  // The shape's own timing, else its phase's, else kGate.
+  ShapeTiming timing_of(const Shape& shape) const;
 };
+std::string_view to_string(GatePolicy::Oracle oracle);
 
 struct Kernel {
   std::string name;

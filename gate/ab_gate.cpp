@@ -7,7 +7,9 @@
 #include "core/file_util.h"
 #include "core/log.h"
 #include "gate/gate_sanitizer.h"
+#include "gate/shape_decision.h"
 #include "runner/isolated_measure.h"
+#include "runner/oracle_choice.h"
 #include "runner/reference.h"
 
 namespace kgate {
@@ -22,13 +24,20 @@ double number_from(const nlohmann::json& j, const char* key) {
 }
 
 nlohmann::json policy_json(const GatePolicy& p) {
+  nlohmann::json timing = nlohmann::json::object();
+  for (const auto& [phase, t] : p.timing_by_phase) timing[phase] = std::string(to_string(t));
   return {{"max_regression", p.max_regression},
           {"min_improvement", p.min_improvement},
           {"confidence", p.confidence},
           {"budget_s", p.budget_s},
           {"resolution", p.resolution},
           {"min_change_s", p.min_change_s},
-          {"sanitize", p.sanitize}};
+          {"sanitize", p.sanitize},
+          {"timing_by_phase", timing},
+          {"launch_floor_factor", p.launch_floor_factor},
+          {"launch_floor_max_bytes", p.launch_floor_max_bytes},
+          {"oracle", std::string(to_string(p.oracle))},
+          {"host_reference_max_elements", p.host_reference_max_elements}};
 }
 GatePolicy policy_from_json(const nlohmann::json& j) {
   GatePolicy p;
@@ -39,6 +48,15 @@ GatePolicy policy_from_json(const nlohmann::json& j) {
   p.resolution = j.value("resolution", p.resolution);
   p.min_change_s = j.value("min_change_s", p.min_change_s);
   p.sanitize = j.value("sanitize", std::vector<std::string>{});
+  const nlohmann::json phases = j.value("timing_by_phase", nlohmann::json::object());
+  for (const auto& [phase, t] : phases.items())
+    if (auto timing = shape_timing_from_string(t.is_string() ? t.get<std::string>() : ""))
+      p.timing_by_phase[phase] = *timing;
+  p.launch_floor_factor = j.value("launch_floor_factor", p.launch_floor_factor);
+  p.launch_floor_max_bytes = j.value("launch_floor_max_bytes", p.launch_floor_max_bytes);
+  if (j.value("oracle", "") == "base") p.oracle = GatePolicy::Oracle::kBase;
+  p.host_reference_max_elements =
+      j.value("host_reference_max_elements", p.host_reference_max_elements);
   return p;
 }
 
@@ -58,6 +76,8 @@ int severity(Verdict v) {
       return 1;
     case Verdict::kFaster:
       return 0;
+    case Verdict::kChecked:
+      return -1;  // says least: any timed verdict beside it is the kernel's
   }
   return 5;
 }
@@ -129,9 +149,9 @@ void note_shape_changes(const Kernel& head, const Kernel& base, const std::strin
 }
 
 // The verdict of one shape from its measurement. `timed_ab`: a base was
-// given and timing asked for.
+// given and timing asked for; `facts`: the shape's timing role.
 ShapeGate judge_shape(const Shape& shape, const ShapeMeasurement& measured, bool timed_ab,
-                      const GatePolicy& policy) {
+                      const GatePolicy& policy, ShapeTimingFacts facts) {
   ShapeGate s;
   s.shape = shape.name;
   s.phase = shape.phase;
@@ -145,12 +165,14 @@ ShapeGate judge_shape(const Shape& shape, const ShapeMeasurement& measured, bool
   s.head_p10_s = quantile(measured.head_seconds, 0.1);
   s.head_p90_s = quantile(measured.head_seconds, 0.9);
   s.rounds = static_cast<int>(std::min(measured.head_seconds.size(), measured.base_seconds.size()));
+  s.timing = facts.timing;
+  s.launch_floor_s = measured.launch_floor_s;
   // What is wrong with the base is the base's, reported and never held against the head.
   const bool base_incorrect = measured.base_check && !measured.base_check->passed;
   if (!measured.base_failure.empty())
     s.base_note = measured.base_failure;
   else if (base_incorrect)
-    s.base_note = "the base is itself incorrect on this shape (against the head's reference): " +
+    s.base_note = "the base is itself incorrect on this shape (against the head's oracle): " +
                   measured.base_check->reason;
   if (measured.status == MeasureStatus::kFail) {
     s.verdict = Verdict::kIncorrect;
@@ -160,6 +182,10 @@ ShapeGate judge_shape(const Shape& shape, const ShapeMeasurement& measured, bool
     s.verdict = Verdict::kError;
     s.fails = true;
     s.reason = measured.reason;
+  } else if (facts.timing == ShapeTiming::kOff) {
+    s.verdict = Verdict::kChecked;
+    s.counts = false;
+    s.reason = timing_label(facts.timing, facts.timing_why);
   } else if (!timed_ab) {
     s.verdict = Verdict::kNew;
   } else if (!measured.base_not_compared.empty()) {
@@ -171,10 +197,16 @@ ShapeGate judge_shape(const Shape& shape, const ShapeMeasurement& measured, bool
   } else {
     s.interval =
         paired_ratio_interval(measured.head_seconds, measured.base_seconds, policy.confidence);
-    s.verdict = decide(s.interval, policy, s.base_median_s);
-    s.fails = breaks_policy(s.verdict, s.interval, policy) && !base_incorrect;
-    s.reason = change_floor_note(s.interval, policy, s.base_median_s);
-    if (breaks_policy(s.verdict, s.interval, policy)) {
+    facts.base_median_s = s.base_median_s;
+    facts.head_median_s = s.head_median_s;
+    facts.launch_floor_s = measured.launch_floor_s;
+    facts.bytes_moved = measured.bytes_moved;
+    const ShapeDecision d = decide_shape(s.interval, policy, facts);
+    s.verdict = d.verdict;
+    s.fails = d.fails && !base_incorrect;
+    s.counts = d.counts;
+    s.reason = d.note;
+    if (d.fails) {
       char buf[200];
       std::snprintf(buf, sizeof buf,
                     "%.1f%% slower (%.1f%% to %.1f%%), more than the allowed %.1f%%%s",
@@ -220,6 +252,10 @@ nlohmann::json ShapeGate::to_json() const {
                       {"rounds", rounds},
                       {"timing_seconds", timing_seconds},
                       {"throttled_samples", throttled_samples},
+                      {"timing", std::string(to_string(timing))},
+                      {"counts", counts},
+                      {"launch_floor_s", launch_floor_s},
+                      {"oracle", oracle},
                       {"check", check.to_json()}};
   if (base_check) j["base_check"] = base_check->to_json();
   if (!base_note.empty()) j["base_note"] = base_note;
@@ -243,6 +279,10 @@ ShapeGate ShapeGate::from_json(const nlohmann::json& j) {
   s.rounds = j.value("rounds", 0);
   s.timing_seconds = j.value("timing_seconds", 0.0);
   s.throttled_samples = j.value("throttled_samples", 0);
+  s.timing = shape_timing_from_string(j.value("timing", "gate")).value_or(ShapeTiming::kGate);
+  s.counts = j.value("counts", true);
+  s.launch_floor_s = j.value("launch_floor_s", 0.0);
+  s.oracle = j.value("oracle", "");
   if (j.contains("check")) s.check = CheckReport::from_json(j["check"]);
   if (j.contains("base_check")) s.base_check = CheckReport::from_json(j["base_check"]);
   s.base_note = j.value("base_note", "");
@@ -370,6 +410,11 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
   if (!reference->ok)
     return Error::bad_input("the reference of " + kernel.name + " (" + kernel.reference.source +
                             ") does not compile:\n" + reference->digest());
+  auto device_reference = build_device_reference(kernel, manifest.root, backend);
+  if (!device_reference.ok()) return device_reference.error();
+  OracleState oracles;
+  oracles.device_reference = device_reference->has_value();
+  oracles.base_available = base.has_value();
 
   gate.seed =
       options.seed
@@ -379,11 +424,16 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
   if (base && base_kernel && options.shape.empty())
     note_shape_changes(kernel, *base_kernel, backend.name(), gate.notes);
   GateSanitizer sanitizer(gate.policy.sanitize, backend.name(), options.kgate_executable);
-  for (size_t i = 0; i < kernel.shapes.size(); ++i) {
+  // Shapes the host reference judges first, so the base's checks come before it judges.
+  std::vector<std::optional<ShapeGate>> gated(kernel.shapes.size());
+  for (size_t i : gating_order(kernel, gate.policy)) {
     const Shape& shape = kernel.shapes[i];
     if (!options.shape.empty() && shape.name != options.shape) continue;
     if (!shape.runs_on(backend.name())) continue;
     progress("gating " + kernel.name + " / " + shape.name);
+    ShapeTimingFacts facts = timing_facts(shape, gate.policy);
+    std::string oracle_note;
+    const OracleKind oracle = choose_oracle(kernel, shape, gate.policy, oracles, &oracle_note);
     MeasureRequest m;
     m.kernel = &kernel;
     m.impl = impl;
@@ -401,7 +451,10 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     m.reference = &reference->program;
     m.seed = gate.seed + i * 1000;
     m.reference_cache = options.reference_cache;
-    m.time = options.time;
+    m.reference_store = options.reference_store;
+    m.oracle = oracle;
+    m.device_reference = *device_reference ? &**device_reference : nullptr;
+    m.time = options.time && facts.timing != ShapeTiming::kOff;
     m.warmup = kernel.timing.warmup;
     m.min_samples = options.min_samples;
     m.max_samples = std::max(options.max_samples, options.min_samples);
@@ -410,7 +463,8 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     m.time_limit_s = kernel.timing.time_limit_s + gate.policy.budget_s;
     auto started = std::chrono::steady_clock::now();
     ShapeMeasurement measured = measure_shape(m);
-    ShapeGate s = judge_shape(shape, measured, base.has_value() && options.time, gate.policy);
+    ShapeGate s =
+        judge_shape(shape, measured, base.has_value() && options.time, gate.policy, facts);
     if (measured.status == MeasureStatus::kPass && sanitizer.active()) {
       SanitizeTarget target;
       target.manifest_root = sources.head.root.empty() ? manifest.root : sources.head.root;
@@ -426,9 +480,14 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     }
     s.timing_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    s.oracle = measured.oracle + (oracle_note.empty() ? "" : " (" + oracle_note + ")");
+    if (s.base_check)
+      ++(s.base_check->passed ? oracles.base_checks_passed : oracles.base_checks_failed);
     if (gate.device.name.empty()) gate.device = measured.device;
-    gate.shapes.push_back(std::move(s));
+    gated[i] = std::move(s);
   }
+  for (auto& s : gated)
+    if (s) gate.shapes.push_back(std::move(*s));
   return gate;
 }
 

@@ -52,6 +52,9 @@ struct GateOptions {
   // (gate/gate_sanitizer.h); nullopt: the policy's "sanitize".
   std::optional<std::vector<std::string>> sanitize;
   std::filesystem::path kgate_executable;  // runs the sanitized check; empty: this program
+  // Host reference outputs on disk, for seeds that repeat (an episode's, a
+  // --seed); null: not used.
+  const ReferenceStore* reference_store = nullptr;
 };
 
 // Head's latest stored baseline on this shape, beside the A/B result.
@@ -71,8 +74,18 @@ struct ShapeGate {
   // A "slower" verdict a maintainer accepted (`kgate gate --accept-regression`):
   // it no longer fails, and stays visible as accepted in every report.
   bool accepted_regression = false;
-  std::string reason;      // why it is incorrect / errored / failed
-  RatioInterval interval;  // head / base at the policy's confidence
+  std::string reason;  // why it is incorrect / errored / failed, or why a change does not count
+  // The shape's timing role (GatePolicy::timing_of), and whether its change
+  // counts as a gain or a loss (false: report-only, not timed, or both sides
+  // at the launch floor; gate/shape_decision.h).
+  ShapeTiming timing = ShapeTiming::kGate;
+  bool counts = true;
+  double launch_floor_s = 0;  // the empty launch measured beside the samples
+  // What judged head's outputs ("host reference", "cuda reference", "base"),
+  // with why the policy's choice could not judge, where it could not.
+  std::string oracle;
+  std::optional<CheckReport> base_check;  // the base against the reference, where run
+  RatioInterval interval;                 // head / base at the policy's confidence
   double base_median_s = 0, head_median_s = 0;
   double head_p10_s = 0, head_p90_s = 0;
   int rounds = 0;             // interleaved pairs timed

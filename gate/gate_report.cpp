@@ -77,10 +77,42 @@ std::string verdict_cell(const ShapeGate& s) {
   std::string v(to_string(s.verdict));
   if (s.fails) return "**" + v + " (fail)**";
   if (s.accepted_regression) return v + " (regression accepted)";
+  if (s.verdict == Verdict::kChecked) return s.reason.empty() ? "checked, not timed" : s.reason;
+  // Timed, but its change does not count (gate/shape_decision.h).
+  if (!s.counts && !s.reason.empty()) {
+    if (s.timing != ShapeTiming::kGate) return v + " (" + s.reason + ")";
+    return v + (s.verdict == Verdict::kSlower ? ", not failing: " : ", not counted: ") + s.reason;
+  }
   if (s.verdict == Verdict::kSlower) return v + " (within policy)";
   if ((s.verdict == Verdict::kSame || s.verdict == Verdict::kNew) && !s.reason.empty())
     return v + " (" + s.reason + ")";
   return v;
+}
+
+// "- **rmsnorm**: host reference (decode-b1, edge-1x1); cuda reference
+// (prefill-8k)", for kernels where something other than the host reference
+// judged a shape (docs/gate.md, "Oracles").
+std::string oracle_lines(const GateReport& report) {
+  std::string out;
+  for (const KernelGate& k : report.kernels) {
+    std::vector<std::pair<std::string, std::string>> groups;  // oracle, shapes
+    for (const ShapeGate& s : k.shapes) {
+      if (s.oracle.empty()) continue;
+      auto it = std::find_if(groups.begin(), groups.end(),
+                             [&](const auto& g) { return g.first == s.oracle; });
+      if (it == groups.end()) {
+        groups.push_back({s.oracle, s.shape});
+      } else {
+        it->second += ", " + s.shape;
+      }
+    }
+    if (groups.empty() || (groups.size() == 1 && groups[0].first == "host reference")) continue;
+    out += "- **" + k.kernel + "**: ";
+    for (size_t i = 0; i < groups.size(); ++i)
+      out += (i ? "; " : "") + cell(groups[i].first) + " (" + cell(groups[i].second) + ")";
+    out += "\n";
+  }
+  return out;
 }
 
 std::string repo_path(const GateReport& r, const std::string& source) {
@@ -258,6 +290,8 @@ std::string render_markdown(const GateReport& report, size_t max_chars) {
            " more rows left out (see the JSON report)._\n";
   if (!details.empty())
     out += details.rfind("\n### The base\n", 0) == 0 ? details : "\n### Failures\n" + details;
+  std::string oracles = oracle_lines(report);
+  if (!oracles.empty()) out += "\n### What judged correctness\n" + oracles;
   out +=
       "\nChange is head/base − 1: Hodges–Lehmann estimate over interleaved rounds, with its "
       "signed-rank "

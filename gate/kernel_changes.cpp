@@ -47,6 +47,9 @@ std::set<std::string> kernel_input_files(const Manifest& manifest, const Kernel&
   }
   if (!kernel.reference.source.empty())
     scan_includes(manifest.root, normal(kernel.reference.source), {}, files);
+  // The reference kernel judges large shapes on its backend.
+  if (const auto& ref = kernel.reference.cuda; ref && (backend.empty() || ref->backend == backend))
+    scan_includes(manifest.root, normal(ref->source), ref->compile.include, files);
   return files;
 }
 

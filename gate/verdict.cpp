@@ -23,13 +23,15 @@ std::string_view to_string(Verdict verdict) {
       return "error";
     case Verdict::kNew:
       return "new";
+    case Verdict::kChecked:
+      return "checked";
   }
   return "?";
 }
 
 Verdict verdict_from_string(std::string_view text) {
   for (Verdict v : {Verdict::kFaster, Verdict::kSlower, Verdict::kSame, Verdict::kInconclusive,
-                    Verdict::kIncorrect, Verdict::kError, Verdict::kNew})
+                    Verdict::kIncorrect, Verdict::kError, Verdict::kNew, Verdict::kChecked})
     if (to_string(v) == text) return v;
   return Verdict::kError;
 }

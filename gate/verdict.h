@@ -19,6 +19,7 @@ enum class Verdict {
   kIncorrect,     // head is wrong (or crashed, hung) on this shape
   kError,         // the harness could not measure (infrastructure)
   kNew,           // no base to compare with: checked for correctness only
+  kChecked,       // the shape's timing is "off": checked for correctness, not timed
 };
 std::string_view to_string(Verdict verdict);
 Verdict verdict_from_string(std::string_view text);

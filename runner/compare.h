@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/manifest.h"
+#include "runner/inputs.h"
 #include "runner/launch_plan.h"
 
 namespace kgate {
@@ -30,16 +31,12 @@ struct CheckReport {
 // (empty otherwise); `reference[i]` the reference's values in double.
 // An element passes when |out - ref| <= atol + rtol * |ref|; NaN never passes,
 // and a poisoned element is reported as not written.
-CheckReport compare_outputs(const LaunchPlan& plan,
-                            const std::vector<std::vector<unsigned char>>& outputs,
-                            const std::vector<std::vector<double>>& reference,
-                            const Tolerance& tolerance);
+CheckReport compare_outputs(const LaunchPlan& plan, const HostData& outputs,
+                            const DoubleData& reference, const Tolerance& tolerance);
 
 // Bit-exact comparison of two runs on the same input. Differences within the
 // tolerance are reported as non-determinism, beyond it as a race.
-CheckReport compare_runs(const LaunchPlan& plan,
-                         const std::vector<std::vector<unsigned char>>& first,
-                         const std::vector<std::vector<unsigned char>>& second,
+CheckReport compare_runs(const LaunchPlan& plan, const HostData& first, const HostData& second,
                          const Tolerance& tolerance);
 
 }  // namespace kgate

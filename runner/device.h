@@ -75,6 +75,13 @@ class Device {
   // Times one launch, caches flushed first where the backend can.
   virtual Result<TimedSample> time_launch(LoadedKernel& kernel, const LaunchDims& dims,
                                           const std::vector<ArgSlot>& args) = 0;
+  // Times a launch of a kernel that does nothing, exactly as time_launch
+  // times one: the least a sample costs (the launch floor, which the gate's
+  // launch-floor rule compares medians with). An Error where the backend
+  // cannot.
+  virtual Result<TimedSample> time_empty_launch() {
+    return Error::infrastructure("this device cannot time an empty launch");
+  }
 };
 
 }  // namespace kgate

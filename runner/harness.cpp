@@ -7,7 +7,9 @@
 #include "runner/device_buffers.h"
 #include "runner/host/host_library.h"
 #include "runner/inputs.h"
+#include "runner/launch_floor.h"
 #include "runner/launch_plan.h"
+#include "runner/oracle.h"
 #include "runner/phase_marker.h"
 #include "runner/reference.h"
 #include "runner/side_compatibility.h"
@@ -32,10 +34,11 @@ class Measurement {
 
   ShapeMeasurement run() {
     PhaseTimes times(m.kernel + " " + m.shape);
-    if (!open_device() || !plan_sides() || !load() || !prepare()) return m;
+    if (!open_device() || !plan_sides() || !load()) return m;
     Allocations owned(*device_);
     owned_ = &owned;
-    if (!allocate() || !check_head() || !repeat_head() || !check_base()) return m;
+    if (!allocate() || !prepare()) return m;
+    if (!check_head() || !repeat_head() || !check_oracle() || !check_base()) return m;
     if (r_.time && !time()) return m;
     if (!check_after()) return m;
     m.status = MeasureStatus::kPass;
@@ -121,6 +124,17 @@ class Measurement {
     auto reference = HostLibrary::open(r_.reference->artifact);
     if (!reference.ok()) return error(reference.error().message);
     reference_ = std::move(reference.value());
+    if (r_.device_reference) {
+      auto loaded = device_->load(*r_.device_reference);
+      if (!loaded.ok())
+        return error("the reference kernel does not load: " + loaded.error().message);
+      device_reference_ = std::move(loaded.value());
+      if (r_.kernel->reference.cuda) {
+        auto plan = plan_launch(*r_.kernel, &*r_.kernel->reference.cuda, *r_.shape, {});
+        if (!plan.ok()) return error(plan.error().message);
+        reference_dims_ = plan->dims;
+      }
+    }
     phase_marker("load head");
     auto head = device_->load(*r_.head);
     if (!head.ok()) return fail("head does not load: " + head.error().message);
@@ -136,15 +150,37 @@ class Measurement {
     return true;
   }
 
-  // Both input sets (this check's and the check after timing) and their
-  // references at once: the references run side by side on threads.
+  // Both input sets (this check's and the check after timing) and what the
+  // oracle makes of them, at once (host references side by side on threads).
+  // The base judges only when it is measured (given, comparable, loaded).
   bool prepare() {
     phase_marker("inputs and reference");
-    sets_ = r_.reference_sets;
-    if (!sets_ || sets_->size() != 2 || (*sets_)[0].seed != r_.seed ||
-        (*sets_)[1].seed != r_.seed + 1)
-      sets_ = std::make_shared<const ReferenceSets>(
-          prepare_reference_sets(*reference_, *head_plan_, {r_.seed, r_.seed + 1}));
+    oracle_.kind = base_ || r_.oracle != OracleKind::kBase ? r_.oracle : OracleKind::kHostReference;
+    if (oracle_.kind == OracleKind::kDeviceReference && !device_reference_)
+      oracle_.kind = OracleKind::kHostReference;
+    oracle_.plan = &*head_plan_;
+    oracle_.seed = r_.seed;
+    oracle_.host_reference = reference_.get();
+    oracle_.kept = r_.reference_sets;
+    if (r_.reference_store) oracle_.stored = {r_.reference_store, r_.reference->cache_key};
+    oracle_.device = device_;
+    oracle_.device_reference = device_reference_.get();
+    oracle_.reference_dims = reference_dims_;
+    oracle_.run_base = [this](const HostData& inputs) -> Result<HostData> {
+      phase_marker("base as oracle");
+      auto run = checked_run(*device_, *base_, *base_plan_, buffers_, inputs, kPoisonByte);
+      if (!run.ok()) return run.error();
+      if (!run->violation.empty())
+        return Error::bad_input("the base " + run->violation + "; the base cannot judge");
+      return std::move(run->outputs);
+    };
+    m.oracle = oracle_.kind == OracleKind::kDeviceReference
+                   ? r_.device_reference->backend + " reference"
+                   : std::string(to_string(oracle_.kind));
+    auto prepared = prepare_oracle(oracle_);
+    if (!prepared.ok()) return error(prepared.error().message);
+    sets_ = std::move(prepared.value());
+    judged_ = oracle_tolerance(oracle_.kind, tolerance());
     return true;
   }
 
@@ -164,7 +200,7 @@ class Measurement {
     auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(0), kPoisonByte);
     if (!run.ok()) return fail("head failed to run: " + run.error().message);
     if (!run->violation.empty()) return fail(run->violation);
-    m.check = compare_outputs(*head_plan_, run->outputs, (*sets_)[0].expected, tolerance());
+    m.check = compare_outputs(*head_plan_, run->outputs, (*sets_)[0].expected, judged_);
     m.check.seed = r_.seed;
     if (!m.check.passed) {
       auto reads = output_read_before_written(*device_, *head_, *head_plan_, buffers_, inputs(0),
@@ -187,10 +223,24 @@ class Measurement {
     return true;
   }
 
-  // The base against the head's reference, on the same inputs: reported, and
-  // a base that breaks a memory rule is not timed.
+  // A shape small enough for both references: the reference kernel must
+  // agree with the host's, or nothing it judges can be trusted.
+  bool check_oracle() {
+    if (oracle_.kind != OracleKind::kHostReference || !device_reference_) return true;
+    phase_marker("reference kernel check");
+    auto agreed = check_device_reference(oracle_, (*sets_)[0], tolerance());
+    if (!agreed.ok()) return error(agreed.error().message);
+    m.oracle_check = *agreed;
+    if (!agreed->passed)
+      return error("the reference kernel disagrees with the host reference: " + agreed->reason);
+    return true;
+  }
+
+  // The base against the head's oracle, on the same inputs: reported, and
+  // a base that breaks a memory rule is not timed. A base that is the
+  // oracle was run by prepare().
   bool check_base() {
-    if (!base_) return true;
+    if (!base_ || oracle_.kind == OracleKind::kBase) return true;
     phase_marker("base check");
     auto run = checked_run(*device_, *base_, *base_plan_, buffers_, inputs(0), kPoisonByte);
     if (!run.ok()) return base_failed("the base failed to run: " + run.error().message);
@@ -219,6 +269,8 @@ class Measurement {
     TimingOutcome t = time_interleaved(r_, *device_, *owned_, setup, m);
     switch (t.fault) {
       case TimingOutcome::Fault::kNone:
+        phase_marker("launch floor");
+        m.launch_floor_s = measure_launch_floor(*device_);
         return true;
       case TimingOutcome::Fault::kHead:
         return fail(t.message);
@@ -236,7 +288,7 @@ class Measurement {
     auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(1), kPoisonByte);
     if (!run.ok()) return fail("head failed to run after timing: " + run.error().message);
     if (!run->violation.empty()) return fail(run->violation + " (on new inputs after timing)");
-    m.check_after = compare_outputs(*head_plan_, run->outputs, (*sets_)[1].expected, tolerance());
+    m.check_after = compare_outputs(*head_plan_, run->outputs, (*sets_)[1].expected, judged_);
     m.check_after.seed = r_.seed + 1;
     if (!m.check_after.passed)
       return fail("wrong result on new inputs after timing: " + m.check_after.reason);
@@ -251,7 +303,11 @@ class Measurement {
   Allocations* owned_ = nullptr;
   std::optional<LaunchPlan> head_plan_, base_plan_;
   std::unique_ptr<HostLibrary> reference_;
+  std::unique_ptr<LoadedKernel> device_reference_;
+  LaunchDims reference_dims_;
   std::unique_ptr<LoadedKernel> head_, base_;
+  OracleSources oracle_;
+  Tolerance judged_;  // what head is held to against the oracle
   std::shared_ptr<const ReferenceSets> sets_;
   Buffers buffers_;
   HostData first_outputs_;

@@ -20,6 +20,7 @@
 #include "core/manifest.h"
 #include "runner/backend.h"
 #include "runner/measurement.h"
+#include "runner/oracle.h"
 #include "runner/program.h"
 #include "runner/reference_cache.h"
 
@@ -54,6 +55,14 @@ struct MeasureRequest {
   // fills it from reference_cache); null: drawn and computed here.
   std::shared_ptr<const ReferenceSets> reference_sets;
   ReferenceCache* reference_cache = nullptr;  // null: nothing kept between calls
+  // Host reference outputs on disk, across processes; null: not used.
+  const ReferenceStore* reference_store = nullptr;
+  // What judges head (runner/oracle.h). kDeviceReference needs
+  // device_reference, kBase a base; otherwise the host reference judges.
+  OracleKind oracle = OracleKind::kHostReference;
+  // The kernel's reference kernel for this backend, compiled. With the host
+  // reference as oracle it is checked against the host reference.
+  const Program* device_reference = nullptr;
 
   bool time = true;         // false: correctness only
   bool guard_zones = true;  // false: exact allocations (under compute-sanitizer)

@@ -6,22 +6,33 @@
 #include <string>
 #include <vector>
 
+#include "core/uninitialized_vector.h"
 #include "runner/launch_plan.h"
 
 namespace kgate {
 
 inline constexpr uint8_t kPoisonByte = 0xFF;
 
-// Host bytes per argument of a launch plan: one entry per argument, empty
-// for scalars and outputs.
-using HostData = std::vector<std::vector<unsigned char>>;
+// Names the bytes make_input draws for a seed. Raise it whenever they change:
+// it is part of the key of reference outputs kept on disk
+// (reference_store.h), which must not outlive the inputs they were
+// computed on.
+inline constexpr int kInputGeneratorVersion = 3;
+
+// One buffer's host bytes, and per argument of a launch plan (one entry per
+// argument, empty where there is nothing). Sized without zeroing: every byte
+// is written right after (core/uninitialized_vector.h).
+using Bytes = UninitializedVector<unsigned char>;
+using HostData = std::vector<Bytes>;
+// One buffer's values in double (a reference's outputs), and per argument.
+using Doubles = UninitializedVector<double>;
+using DoubleData = std::vector<Doubles>;
 
 // Host bytes for one buffer argument, drawn from `seed` (mixed with the
 // argument's position so buffers differ). Each element is drawn from its own
 // counter, so large buffers are filled on `threads` threads (0:
 // host_threads()) and the bytes are the same for any thread count.
-std::vector<unsigned char> make_input(const ArgPlan& plan, uint64_t seed, size_t position,
-                                      int threads = 0);
+Bytes make_input(const ArgPlan& plan, uint64_t seed, size_t position, int threads = 0);
 
 // Inputs for every input and in/out buffer of `plan`, drawn from `seed`.
 HostData make_inputs(const LaunchPlan& plan, uint64_t seed, int threads = 0);

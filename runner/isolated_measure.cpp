@@ -39,7 +39,7 @@ ShapeMeasurement measure_in_child(const MeasureRequest& request, const MeasureRe
       // it here cannot crash this process: keep its sets for the next call.
       if (plan && !sent.reference_sets && m.status == MeasureStatus::kPass)
         (void)request.reference_cache->add(*request.reference, *request.kernel, *request.shape,
-                                           *plan, seeds);
+                                           *plan, seeds, request.reference_store);
       return m;
     }
   }
@@ -92,12 +92,13 @@ ShapeMeasurement measure_shape(const MeasureRequest& request) {
   MeasureRequest sent = request;
   std::optional<LaunchPlan> plan;
   const std::vector<uint64_t> seeds = {request.seed, request.seed + 1};
-  if (request.reference_cache && !request.reference_sets && request.reference && request.head) {
+  if (request.reference_cache && !request.reference_sets && request.reference && request.head &&
+      request.oracle == OracleKind::kHostReference) {
     if (auto p = plan_launch(*request.kernel, request.impl, *request.shape, request.head->tunables);
         p.ok()) {
       plan = std::move(p.value());
       sent.reference_sets = request.reference_cache->find(*request.reference, *request.kernel,
-                                                          *request.shape, *plan, seeds);
+                                                          *request.shape, *plan, seeds, request.reference_store);
     }
   }
   ShapeMeasurement m = measure_in_child(request, sent, plan, seeds);

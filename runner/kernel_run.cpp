@@ -4,6 +4,7 @@
 
 #include "core/log.h"
 #include "runner/isolated_measure.h"
+#include "runner/oracle_choice.h"
 #include "runner/reference.h"
 
 namespace kgate {
@@ -61,6 +62,13 @@ Result<KernelRunReport> run_kernel(const Manifest& manifest, const Kernel& kerne
     return Error::bad_input("the reference of " + kernel.name + " (" + kernel.reference.source +
                             ") does not compile:\n" + reference->digest());
 
+  // Large shapes are judged by the reference kernel where there is one
+  // (runner/oracle_choice.h), small ones by the host reference, checking it.
+  auto device_reference = build_device_reference(kernel, manifest.root, backend);
+  if (!device_reference.ok()) return device_reference.error();
+  OracleState oracles;
+  oracles.device_reference = device_reference->has_value();
+
   uint64_t seed =
       options.seed
           ? options.seed
@@ -78,6 +86,8 @@ Result<KernelRunReport> run_kernel(const Manifest& manifest, const Kernel& kerne
     m.gpu = options.gpu;
     m.head = &report.program;
     m.reference = &reference->program;
+    m.device_reference = *device_reference ? &**device_reference : nullptr;
+    m.oracle = choose_oracle(kernel, shape, manifest.gate, oracles);
     m.seed = seed + i * 1000;
     m.time = options.time;
     m.warmup = kernel.timing.warmup;

@@ -51,11 +51,14 @@ nlohmann::json ShapeMeasurement::to_json() const {
                       {"throttled_samples", throttled_samples},
                       {"input_copies", input_copies},
                       {"bytes_moved", bytes_moved},
+                      {"launch_floor_s", launch_floor_s},
+                      {"oracle", oracle},
                       {"device", device.to_json()},
                       {"seed", seed}};
   if (base_check) j["base_check"] = base_check->to_json();
   if (!base_not_compared.empty()) j["base_not_compared"] = base_not_compared;
   if (!base_failure.empty()) j["base_failure"] = base_failure;
+  if (oracle_check) j["oracle_check"] = oracle_check->to_json();
   return j;
 }
 
@@ -76,6 +79,9 @@ ShapeMeasurement ShapeMeasurement::from_json(const nlohmann::json& j) {
   if (j.contains("base_check")) m.base_check = CheckReport::from_json(j["base_check"]);
   m.base_not_compared = j.value("base_not_compared", "");
   m.base_failure = j.value("base_failure", "");
+  if (j.contains("oracle_check")) m.oracle_check = CheckReport::from_json(j["oracle_check"]);
+  m.oracle = j.value("oracle", "");
+  m.launch_floor_s = j.value("launch_floor_s", 0.0);
   m.head_seconds = j.value("head_seconds", std::vector<double>{});
   m.base_seconds = j.value("base_seconds", std::vector<double>{});
   m.head_clock_mhz = j.value("head_clock_mhz", std::vector<double>{});

@@ -60,13 +60,14 @@ std::shared_ptr<const ReferenceSets> ReferenceCache::find(const Program& referen
 
 Result<std::shared_ptr<const ReferenceSets>> ReferenceCache::add(
     const Program& reference, const Kernel& kernel, const Shape& shape, const LaunchPlan& plan,
-    const std::vector<uint64_t>& seeds) {
+    const std::vector<uint64_t>& seeds, const ReferenceStore* store) {
   std::string key = key_of(reference, kernel, shape, plan, seeds);
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto kept = find_locked(key)) return kept;
   auto library = HostLibrary::open(reference.artifact);
   if (!library.ok()) return library.error();
-  auto sets = std::make_shared<const ReferenceSets>(prepare_reference_sets(**library, plan, seeds));
+  auto sets = std::make_shared<const ReferenceSets>(
+      prepare_reference_sets(**library, plan, seeds, {store, reference.cache_key}));
   size_t size = reference_sets_bytes(*sets);
   // A set larger than the whole capacity is handed out but not kept.
   if (size > capacity_) return sets;

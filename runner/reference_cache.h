@@ -39,10 +39,12 @@ class ReferenceCache {
   std::shared_ptr<const ReferenceSets> find(const Program& reference, const Kernel& kernel,
                                             const Shape& shape, const LaunchPlan& plan,
                                             const std::vector<uint64_t>& seeds);
-  // Draws and computes the sets (unless kept) and keeps them.
+  // Draws and computes the sets (unless kept) and keeps them; outputs on
+  // disk in `store` (when given) are read instead of computed.
   Result<std::shared_ptr<const ReferenceSets>> add(const Program& reference, const Kernel& kernel,
                                                    const Shape& shape, const LaunchPlan& plan,
-                                                   const std::vector<uint64_t>& seeds);
+                                                   const std::vector<uint64_t>& seeds,
+                                                   const ReferenceStore* store = nullptr);
 
   size_t bytes() const;
   size_t capacity() const { return capacity_; }

@@ -11,7 +11,7 @@ BUILD=$1 DEST=$2
 rm -rf "$DEST" && mkdir -p "$DEST/bin" "$DEST/lib" "$DEST/src"
 bins=("$BUILD/kgate" "$BUILD/tests/runner_tests" "$BUILD/tests/runner_gpu_tests"
       "$BUILD/tests/agent_gpu_tests" "$BUILD/bench/bench_cuda" "$BUILD/bench/bench_gate_recorded"
-      "$BUILD/bench/bench_host_inputs")
+      "$BUILD/bench/bench_host_inputs" "$BUILD/bench/bench_check_steps")
 for b in "${bins[@]}"; do
   [ -x "$b" ] || { echo "bundle: missing $b" >&2; exit 2; }
   cp "$b" "$DEST/bin/" && strip "$DEST/bin/$(basename "$b")"

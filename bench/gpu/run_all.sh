@@ -5,7 +5,7 @@
 #   bench/gpu/run_all.sh CARRIED OUT [STAGE...]
 # (bench/gpu/bundle.sh BUILD CARRIED makes CARRIED.) With no STAGE, every stage runs.
 # CARRIED holds bin/ (kgate, runner_tests, runner_gpu_tests, bench_cuda,
-# bench_gate_recorded, bench_host_inputs, stripped), lib/ (shared libraries the GPU machine may lack: libgit2 and its
+# bench_gate_recorded, bench_host_inputs, bench_check_steps, stripped), lib/ (shared libraries the GPU machine may lack: libgit2 and its
 # dependencies), src/ (examples/, tests/fixtures/, bench/ scripts and bench/thirdparty/) and this script.
 # The toolkit's libnvrtc.so.13 must be on the machine (CUDA 13).
 set -u
@@ -34,7 +34,7 @@ stages=("$@")
 run_if() { local name=$1; shift; if [ ${#stages[@]} -eq 0 ] || [[ " ${stages[*]} " == *" $name "* ]]; then stage "$name" "$@"; fi; }
 export KGATE_STATE_DIR=/tmp/kgate-state
 # The GPU tests apart from the long ones that have their own stage below.
-run_if tests 240 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests --gtest_filter='-ExampleTunablesGpu.*:ProfileGpu.*:CudaGpuTest.EveryExampleKernelIsCorrectOnEveryShape'"
+run_if tests 240 bash -c "$D/bin/runner_tests; $D/bin/runner_gpu_tests --gtest_filter='-ExampleTunablesGpu.*:ProfileGpu.*:CudaGpuTest.EveryExampleKernelIsCorrectOnEveryShape:ReferenceKernelsGpu.*'"
 # Every tunable value of every CUDA example kernel, correct on the edge shapes and one decode shape.
 run_if tunables 300 "$D/bin/runner_gpu_tests" --gtest_filter='ExampleTunablesGpu.*'
 run_if profile_tests 400 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.*'
@@ -45,6 +45,13 @@ run_if bench_cuda 100 "$D/bin/bench_cuda" --manifest examples/llm-ops --json "$O
 run_if pytorch 60 python3 "$D/src/bench/pytorch_ops.py" --manifest examples/llm-ops/kgate.json --json "$OUT/pytorch.json"
 # Host work of a check on the largest shape (inputs, references) with this machine's cores.
 run_if host_inputs 90 "$D/bin/bench_host_inputs" examples/llm-ops gemv lm-head-b1 2
+# Fast checks (issue 15): the reference kernels judge the large shapes and agree with the host
+# reference on the small ones; an 8k gate's check and timing (target 1 s); the host side of a
+# check per step on the 8k shapes; each step of kgate run on one 8k shape (KGATE_PHASE_TIMES).
+run_if checks 420 bash -c "$D/bin/runner_gpu_tests --gtest_filter='ReferenceKernelsGpu.*'
+  for k in fused_add_rmsnorm rmsnorm silu_and_mul rotary_embedding; do $D/bin/bench_check_steps examples/llm-ops \$k prefill-8k 2; done
+  KGATE_PHASE_TIMES=$OUT/phase_times.txt $D/bin/kgate run examples/llm-ops --kernel fused_add_rmsnorm --shape prefill-8k --backend cuda --seed 1
+  cat $OUT/phase_times.txt"
 # The example kernels' correctness on every shape (lm-head-b1 is the long one).
 run_if examples_correct 300 "$D/bin/runner_gpu_tests" --gtest_filter='CudaGpuTest.EveryExampleKernelIsCorrectOnEveryShape'
 # The gate's decision rules on recorded timings: one process, one device context, 40 s of A/A

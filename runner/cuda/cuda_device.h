@@ -52,6 +52,7 @@ class CudaDevice : public Device {
                 const std::vector<ArgSlot>& args) override;
   Result<TimedSample> time_launch(LoadedKernel& kernel, const LaunchDims& dims,
                                   const std::vector<ArgSlot>& args) override;
+  Result<TimedSample> time_empty_launch() override { return time_empty_kernel(); }
 
   // For benchmarks and tests.
   void set_timing_options(const TimingOptions& options) { options_ = options; }

@@ -22,7 +22,7 @@ Result<std::unique_ptr<LaunchArgs>> LaunchArgs::make(Device& device, const Launc
     if (p.arg->role == ArgRole::kOutput) {
       KGATE_RETURN_IF_ERROR(device.fill(*buffer, kPoisonByte, p.bytes));
     } else {
-      std::vector<unsigned char> host = make_input(p, seed, i);
+      auto host = make_input(p, seed, i);
       KGATE_RETURN_IF_ERROR(device.upload(*buffer, host.data(), host.size()));
     }
     DeviceAddress address = *buffer;

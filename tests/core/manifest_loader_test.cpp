@@ -30,10 +30,16 @@ const char* kValid = R"~({
   }]
 })~";
 
+void replace_once(std::string& text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << "test bug: '" << from << "' not in the manifest";
+  text.replace(at, from.size(), to);
+}
+
 class ManifestLoaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* f : {"scale.cpp", "scale.cu", "scale_ref.cpp"})
+    for (const char* f : {"scale.cpp", "scale.cu", "scale_ref.cpp", "scale_ref.cu"})
       testing::write(dir_ / f, "// source\n");
   }
   Result<Manifest> parse(const std::string& text) {
@@ -77,6 +83,66 @@ TEST_F(ManifestLoaderTest, TheGateSectionSetsTheChangeFloor) {
   ASSERT_TRUE(manifest.ok()) << manifest.error().message;
   EXPECT_EQ(manifest->gate.min_change_s, 0);
   EXPECT_DOUBLE_EQ(manifest->gate.resolution, 0.02);
+}
+
+TEST_F(ManifestLoaderTest, ShapesTakeTheirOwnTimingElseTheirPhases) {
+  std::string text = kValid;
+  replace_once(text, R"~("phase": "decode", "n": 7})~",
+               R"~("phase": "edge", "n": 7, "timing": "off"})~");
+  replace_once(text, R"~("phase": "prefill", "n": 4096}])~",
+               R"~("phase": "prefill", "n": 4096}, {"name": "odd", "phase": "edge", "n": 5},
+                  {"name": "tail", "phase": "tail", "n": 3}])~");
+  text.replace(text.rfind("}]"), 2,
+               R"~(}], "gate": {"timing_by_phase": {"edge": "report", "prefill": "gate"}})~");
+  auto manifest = parse(text);
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  const GatePolicy& gate = manifest->gate;
+  const Kernel& k = manifest->kernels[0];
+  ASSERT_EQ(k.shapes.size(), 4u);
+  EXPECT_EQ(k.shapes[0].timing, ShapeTiming::kOff);
+  EXPECT_EQ(k.shapes[0].variables.count("timing"), 0u);  // not a shape variable
+  EXPECT_FALSE(k.shapes[2].timing.has_value());
+  // The shape's own timing wins over its phase's; unnamed phases gate.
+  EXPECT_EQ(gate.timing_of(k.shapes[0]), ShapeTiming::kOff);
+  EXPECT_EQ(gate.timing_of(k.shapes[1]), ShapeTiming::kGate);    // prefill
+  EXPECT_EQ(gate.timing_of(k.shapes[2]), ShapeTiming::kReport);  // edge
+  EXPECT_EQ(gate.timing_of(k.shapes[3]), ShapeTiming::kGate);    // tail: not named
+}
+
+TEST_F(ManifestLoaderTest, TheGateSectionSetsTheOracleAndTheLaunchFloor) {
+  auto defaults = parse(kValid);
+  ASSERT_TRUE(defaults.ok()) << defaults.error().message;
+  EXPECT_EQ(defaults->gate.oracle, GatePolicy::Oracle::kReference);
+  EXPECT_DOUBLE_EQ(defaults->gate.launch_floor_factor, 2.0);
+  EXPECT_EQ(defaults->gate.launch_floor_max_bytes, 4096);
+  std::string text = kValid;
+  text.replace(text.rfind("}]"), 2,
+               R"~(}], "gate": {"oracle": "base", "launch_floor_factor": 0,
+                   "launch_floor_max_bytes": 512, "host_reference_max_elements": 1000})~");
+  auto manifest = parse(text);
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  EXPECT_EQ(manifest->gate.oracle, GatePolicy::Oracle::kBase);
+  EXPECT_EQ(manifest->gate.launch_floor_factor, 0);
+  EXPECT_EQ(manifest->gate.launch_floor_max_bytes, 512);
+  EXPECT_EQ(manifest->gate.host_reference_max_elements, 1000);
+}
+
+TEST_F(ManifestLoaderTest, AReferenceMayHaveAKernelForTheGpu) {
+  std::string text = kValid;
+  replace_once(text, R"~("entry": "scale_ref"})~",
+               R"~("entry": "scale_ref", "cuda": {"source": "scale_ref.cu", "entry": "scale_ref_k",
+                   "compile": {"flags": ["-lineinfo"]}, "launch": {"grid": ["ceil_div(n, 256)"], "block": [256]}}})~");
+  auto manifest = parse(text);
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  const Reference& ref = manifest->kernels[0].reference;
+  EXPECT_EQ(ref.source, "scale_ref.cpp");
+  ASSERT_TRUE(ref.cuda.has_value());
+  EXPECT_EQ(ref.cuda->backend, "cuda");
+  EXPECT_EQ(ref.cuda->entry, "scale_ref_k");
+  EXPECT_EQ(ref.cuda->compile.flags, std::vector<std::string>{"-lineinfo"});
+  EXPECT_EQ(ref.cuda->json_path, "kernels[0].reference.cuda");
+  ASSERT_EQ(ref.cuda->launch.grid.size(), 1u);
+  EXPECT_EQ(*ref.cuda->launch.grid[0].evaluate({{"n", 4096}}), 16);
 }
 
 TEST_F(ManifestLoaderTest, BadJsonNamesLineAndColumn) {
@@ -161,7 +227,59 @@ INSTANTIATE_TEST_SUITE_P(
 })~",
                    R"~(}], "gate": {"min_change_s": -1e-7}
 })~",
-                   "gate.min_change_s: expected a number in [0"}),
+                   "gate.min_change_s: expected a number in [0"},
+        BrokenCase{"UnknownShapeTiming", R"~("phase": "decode", "n": 7)~",
+                   R"~("phase": "decode", "n": 7, "timing": "skip")~",
+                   "kernels[0].shapes[0].timing: expected \"gate\" (timed, may fail the gate), "
+                   "\"report\" (timed, never fails it) or \"off\" (checked, not timed), got "
+                   "\"skip\""},
+        BrokenCase{"ShapeTimingNotAString", R"~("phase": "decode", "n": 7)~",
+                   R"~("phase": "decode", "n": 7, "timing": 1)~",
+                   "kernels[0].shapes[0].timing: expected \"gate\""},
+        BrokenCase{"UnknownPhaseTiming", R"~(}]
+})~",
+                   R"~(}], "gate": {"timing_by_phase": {"edge": "reported"}}
+})~",
+                   "gate.timing_by_phase.edge: expected \"gate\""},
+        BrokenCase{"PhaseTimingNotAnObject", R"~(}]
+})~",
+                   R"~(}], "gate": {"timing_by_phase": ["edge"]}
+})~",
+                   "gate.timing_by_phase: expected an object of phase: timing"},
+        BrokenCase{"UnknownOracle", R"~(}]
+})~",
+                   R"~(}], "gate": {"oracle": "head"}
+})~",
+                   "gate.oracle: expected \"reference\" or \"base\""},
+        BrokenCase{"FractionalLaunchFloor", R"~(}]
+})~",
+                   R"~(}], "gate": {"launch_floor_factor": 0.5}
+})~",
+                   "gate.launch_floor_factor: expected 0 (rule off) or a factor of at least 1"},
+        BrokenCase{"NegativeFloorBytes", R"~(}]
+})~",
+                   R"~(}], "gate": {"launch_floor_max_bytes": -1}
+})~",
+                   "gate.launch_floor_max_bytes: expected a non-negative integer"},
+        BrokenCase{"ReferenceKernelWithoutLaunch", R"~("entry": "scale_ref"})~",
+                   R"~("entry": "scale_ref", "cuda": {"source": "scale_ref.cu", "entry": "r"}})~",
+                   "kernels[0].reference.cuda.launch: missing"},
+        BrokenCase{"ReferenceKernelWithTunables", R"~("entry": "scale_ref"})~",
+                   R"~("entry": "scale_ref", "cuda": {"source": "scale_ref.cu", "entry": "r",
+                       "launch": {"grid": ["n"], "block": [256]}, "tunables": {"B": [1]}}})~",
+                   "kernels[0].reference.cuda: unknown key 'tunables'"},
+        BrokenCase{
+            "ReferenceKernelReadsATunable", R"~("entry": "scale_ref"})~",
+            R"~("entry": "scale_ref", "cuda": {"source": "scale_ref.cu", "entry": "r",
+                       "launch": {"grid": ["ceil_div(n, BLOCK)"], "block": [256]}}})~",
+            "kernels[0].reference.cuda.launch.grid[0]: in expression \"ceil_div(n, BLOCK)\""},
+        BrokenCase{"ReferenceKernelFileMissing", R"~("entry": "scale_ref"})~",
+                   R"~("entry": "scale_ref", "cuda": {"source": "nope_ref.cu", "entry": "r",
+                       "launch": {"grid": ["n"], "block": [256]}}})~",
+                   "kernels[0].reference.cuda.source: file 'nope_ref.cu' not found"},
+        BrokenCase{"ReferenceKernelForAnUnknownBackend", R"~("entry": "scale_ref"})~",
+                   R"~("entry": "scale_ref", "rocm": {}})~",
+                   "kernels[0].reference: unknown key 'rocm'"}),
     [](const ::testing::TestParamInfo<BrokenCase>& info) { return info.param.name; });
 
 TEST_F(ManifestLoaderTest, NoKernelsIsAnError) {
@@ -189,6 +307,12 @@ TEST_F(ManifestLoaderTest, TheExampleManifestLoads) {
     // Every example kernel declares all three shape families.
     EXPECT_TRUE(phases.count("decode") && phases.count("prefill") && phases.count("edge"))
         << k.name;
+    // Edge shapes never fail a change on time; the others gate.
+    for (const Shape& s : k.shapes)
+      EXPECT_EQ(manifest->gate.timing_of(s) == ShapeTiming::kGate, s.phase != "edge")
+          << k.name << " " << s.name;
+    // Every example kernel has a reference kernel for the large shapes on the GPU.
+    EXPECT_TRUE(k.reference.cuda.has_value()) << k.name;
   }
 }
 

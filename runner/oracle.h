@@ -1,0 +1,66 @@
+#pragma once
+// What judges a kernel's outputs on one shape (docs/gate.md, "Oracles"):
+//   - the host reference: the manifest's C++ reference, in double, on the
+//     CPU; always trusted, slow on large shapes;
+//   - the device reference: the manifest's reference kernel for the
+//     backend ("reference": {"cuda": ...}), in double, on the device;
+//   - the base: the base revision's own outputs, for changes where the base
+//     is trusted.
+// The gate chooses per shape (runner/oracle_choice.h). On shapes small enough
+// for the host reference it judges, and the faster oracles are checked
+// against it there, so a wrong one is noticed.
+#include <functional>
+#include <memory>
+#include <string_view>
+
+#include "core/manifest.h"
+#include "core/status.h"
+#include "runner/compare.h"
+#include "runner/device.h"
+#include "runner/host/host_library.h"
+#include "runner/reference.h"
+#include "runner/reference_cache.h"
+
+namespace kgate {
+
+enum class OracleKind { kHostReference, kDeviceReference, kBase };
+// "host reference", "device reference", "base".
+std::string_view to_string(OracleKind kind);
+
+// The tolerance head is held to against `kind`: the kernel's; twice it
+// against the base, since base and head may each be off from the truth by
+// one tolerance.
+Tolerance oracle_tolerance(OracleKind kind, const Tolerance& kernel);
+// How close a device reference must come to the host reference: a tenth of
+// the kernel's tolerance, so a reference kernel that computes in lower
+// precision than claimed, or wrongly, is caught.
+Tolerance reference_agreement(const Tolerance& kernel);
+
+// What prepare_oracle needs, as loaded in the measuring child.
+struct OracleSources {
+  OracleKind kind = OracleKind::kHostReference;
+  const LaunchPlan* plan = nullptr;  // head's: the inputs drawn and outputs judged
+  uint64_t seed = 1;                 // sets for seed and seed + 1
+  // kHostReference:
+  const HostLibrary* host_reference = nullptr;
+  std::shared_ptr<const ReferenceSets> kept;  // sets already computed (ReferenceCache)
+  StoredReferences stored;                    // outputs kept on disk
+  // kDeviceReference (and the check of it on small shapes):
+  Device* device = nullptr;
+  LoadedKernel* device_reference = nullptr;
+  LaunchDims reference_dims;
+  // kBase: runs the base on inputs and returns its output bytes.
+  std::function<Result<HostData>(const HostData&)> run_base;
+};
+
+// The input sets for {seed, seed + 1} and the oracle's outputs on each. An
+// Error when the oracle could not run (the base or the reference kernel
+// failed): not the head's fault.
+Result<std::shared_ptr<const ReferenceSets>> prepare_oracle(const OracleSources& sources);
+
+// The device reference on `host_set`'s inputs against the host reference's
+// outputs, within reference_agreement(kernel).
+Result<CheckReport> check_device_reference(const OracleSources& sources,
+                                           const ReferenceSet& host_set, const Tolerance& kernel);
+
+}  // namespace kgate

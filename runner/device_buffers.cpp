@@ -37,7 +37,7 @@ Result<Buffers> allocate_buffers(Device& device, const LaunchPlan& plan, Allocat
 }
 
 Status prepare_buffers(Device& device, const LaunchPlan& plan, const Buffers& buffers,
-                       const std::vector<std::vector<unsigned char>>& inputs, uint8_t poison) {
+                       const HostData& inputs, uint8_t poison) {
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
     if (!a.arg->is_buffer) continue;
@@ -50,9 +50,8 @@ Status prepare_buffers(Device& device, const LaunchPlan& plan, const Buffers& bu
   return {};
 }
 
-Result<std::vector<std::vector<unsigned char>>> read_outputs(Device& device, const LaunchPlan& plan,
-                                                             const Buffers& buffers) {
-  std::vector<std::vector<unsigned char>> out(plan.args.size());
+Result<HostData> read_outputs(Device& device, const LaunchPlan& plan, const Buffers& buffers) {
+  HostData out(plan.args.size());
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
     if (!a.arg->is_buffer || a.arg->role == ArgRole::kInput) continue;

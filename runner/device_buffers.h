@@ -6,6 +6,7 @@
 
 #include "core/status.h"
 #include "runner/device.h"
+#include "runner/inputs.h"
 #include "runner/launch_plan.h"
 
 namespace kgate {
@@ -44,10 +45,9 @@ Result<Buffers> allocate_buffers(Device& device, const LaunchPlan& plan, Allocat
 
 // Uploads inputs (input and in/out buffers) and fills outputs with `poison`.
 Status prepare_buffers(Device& device, const LaunchPlan& plan, const Buffers& buffers,
-                       const std::vector<std::vector<unsigned char>>& inputs, uint8_t poison);
+                       const HostData& inputs, uint8_t poison);
 
 // The bytes of every output and in/out buffer (empty for the others).
-Result<std::vector<std::vector<unsigned char>>> read_outputs(Device& device, const LaunchPlan& plan,
-                                                             const Buffers& buffers);
+Result<HostData> read_outputs(Device& device, const LaunchPlan& plan, const Buffers& buffers);
 
 }  // namespace kgate

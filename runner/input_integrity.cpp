@@ -4,8 +4,8 @@
 
 namespace kgate {
 
-std::string describe_input_change(const ArgPlan& arg, const std::vector<unsigned char>& uploaded,
-                                  const std::vector<unsigned char>& found) {
+std::string describe_input_change(const ArgPlan& arg, std::span<const unsigned char> uploaded,
+                                  std::span<const unsigned char> found) {
   if (uploaded.size() != found.size() ||
       std::memcmp(uploaded.data(), found.data(), found.size()) == 0)
     return "";
@@ -22,8 +22,7 @@ std::string describe_input_change(const ArgPlan& arg, const std::vector<unsigned
 }
 
 Result<std::string> check_inputs_unchanged(Device& device, const LaunchPlan& plan,
-                                           const Buffers& buffers,
-                                           const std::vector<std::vector<unsigned char>>& inputs) {
+                                           const Buffers& buffers, const HostData& inputs) {
   std::string out;
   std::vector<unsigned char> found;
   for (size_t i = 0; i < plan.args.size(); ++i) {

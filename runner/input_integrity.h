@@ -3,6 +3,7 @@
 // overwrites a buffer declared as an input (not "output" or "inout") would
 // otherwise pass its check and then time on data it changed itself, and
 // the caller's tensor would be corrupted in the real program.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,11 +17,10 @@ namespace kgate {
 // "" when every input buffer still holds `inputs`, else
 // "changed its input 'x' (12 elements, first at index 3)".
 Result<std::string> check_inputs_unchanged(Device& device, const LaunchPlan& plan,
-                                           const Buffers& buffers,
-                                           const std::vector<std::vector<unsigned char>>& inputs);
+                                           const Buffers& buffers, const HostData& inputs);
 
 // The message for one input as read back against what was uploaded.
-std::string describe_input_change(const ArgPlan& arg, const std::vector<unsigned char>& uploaded,
-                                  const std::vector<unsigned char>& found);
+std::string describe_input_change(const ArgPlan& arg, std::span<const unsigned char> uploaded,
+                                  std::span<const unsigned char> found);
 
 }  // namespace kgate

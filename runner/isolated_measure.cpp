@@ -98,7 +98,7 @@ ShapeMeasurement measure_shape(const MeasureRequest& request) {
         p.ok()) {
       plan = std::move(p.value());
       sent.reference_sets = request.reference_cache->find(*request.reference, *request.kernel,
-                                                          *request.shape, *plan, seeds, request.reference_store);
+                                                          *request.shape, *plan, seeds);
     }
   }
   ShapeMeasurement m = measure_in_child(request, sent, plan, seeds);

@@ -242,11 +242,14 @@ std::optional<std::string> rescale_over_block(const std::string& expr, int64_t f
     pos = close + 1;
   }
   out += e.substr(pos);
-  // (X + F - 1) / F -> (X + T - 1) / T
+  // (X + F - 1) / F and (X + (F - 1)) / F -> (X + T - 1) / T
   const std::regex round_up("\\((.+)\\+" + F + "-1\\)/" + F);
   out = std::regex_replace(out, round_up, "($1 + " + T + " - 1) / " + T);
   const std::regex round_up2("\\((.+)\\+\\(" + F + "-1\\)\\)/" + F);
   out = std::regex_replace(out, round_up2, "($1 + " + T + " - 1) / " + T);
+  // (X + F-1) / F written with the literal F-1 (255 for 256).
+  const std::regex round_up3("\\((.+)\\+" + std::to_string(from - 1) + "\\)/" + F);
+  out = std::regex_replace(out, round_up3, "($1 + " + T + " - 1) / " + T);
   if (has_token(out, F)) return std::nullopt;
   return out;
 }

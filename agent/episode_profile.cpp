@@ -98,12 +98,17 @@ ProfileObservation ChildProfiler::profile(const Candidate& version, const Kernel
 
 std::string profile_shape(const std::vector<ShapeEvaluation>& timing,
                           const std::string& focus_phase) {
+  // Shapes whose time gates first (report-only edge shapes and shapes at the
+  // launch floor say little about the kernel's work), then the focus phase.
+  auto usable = [](const ShapeEvaluation& s) { return s.best_s > 0; };
+  const bool gating = std::any_of(timing.begin(), timing.end(),
+                                  [&](const ShapeEvaluation& s) { return usable(s) && s.counts; });
   const bool focus = std::any_of(timing.begin(), timing.end(), [&](const ShapeEvaluation& s) {
-    return s.best_s > 0 && !focus_phase.empty() && s.phase == focus_phase;
+    return usable(s) && (!gating || s.counts) && !focus_phase.empty() && s.phase == focus_phase;
   });
   const ShapeEvaluation* pick = nullptr;
   for (const ShapeEvaluation& s : timing) {
-    if (s.best_s <= 0 || (focus && s.phase != focus_phase)) continue;
+    if (!usable(s) || (gating && !s.counts) || (focus && s.phase != focus_phase)) continue;
     if (!pick || s.bytes_moved > pick->bytes_moved ||
         (s.bytes_moved == pick->bytes_moved && s.best_s > pick->best_s))
       pick = &s;

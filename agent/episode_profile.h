@@ -72,10 +72,11 @@ class ChildProfiler : public EpisodeProfiler {
 };
 
 // The shape an episode profiles: among the shapes timed (`timing`, the
-// original's), those of the workload's phase that matters (`focus_phase`,
-// when any is timed), else every timed one; of them the one moving the most
-// bytes (the largest work, where counters say the most), ties by the longer
-// time. Empty when nothing was timed.
+// original's) whose time counts in the gate (where any does), those of the
+// workload's phase that matters (`focus_phase`, when any is timed), else
+// every one; of them the one moving the most bytes (the largest work, where
+// counters say the most), ties by the longer time. Empty when nothing was
+// timed.
 std::string profile_shape(const std::vector<ShapeEvaluation>& timing,
                           const std::string& focus_phase);
 

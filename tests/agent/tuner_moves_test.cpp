@@ -13,6 +13,7 @@
 #include "agent/candidate_compiler.h"
 #include "agent/tuner_moves.h"
 #include "agent/tuner_provider.h"
+#include "core/file_util.h"
 #include "core/manifest_loader.h"
 #include "runner/cuda/cuda_backend.h"
 #include "support/test_support.h"
@@ -242,6 +243,46 @@ extern "C" void scale_ref(const double* x, double* y, int n, int reps) {
     ASSERT_TRUE(out.ok()) << mv.name << ": " << out.error().message;
     EXPECT_TRUE(out->ok) << mv.name << ": " << out->digest;
     EXPECT_EQ(out->undeclared, "") << mv.name;
+  }
+}
+
+// The moves on kernels nobody prepared (bench/thirdparty: NVIDIA's CUDA
+// samples, compiled with nvcc as upstream ships them): each one compiles,
+// and what holds the reduction's block (its output count is per 1024) is said.
+TEST(TunerMoves, EveryMoveCompilesOnTheThirdPartyKernels) {
+  testing::use_private_compile_cache();
+  auto m = load_manifest(testing::source_dir() / "bench" / "thirdparty" / "repo");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  auto backend = make_cuda_backend("sm_90");
+  for (const char* name : {"reduce", "vector_add"}) {
+    const Kernel& k = *m->kernel(name);
+    const Implementation& impl = *k.implementation("cuda");
+    auto source = read_file(m->root / impl.source);
+    ASSERT_TRUE(source.ok());
+    MoveInput in;
+    in.backend = "cuda";
+    in.source = *source;
+    in.entry = impl.entry;
+    in.launch = launch_of(impl);
+    for (const Arg& a : k.args)
+      in.arg_expressions.push_back(a.is_buffer ? a.count.text() : a.int_value.text());
+    if (std::string(name) == "reduce") {
+      EXPECT_NE(block_size_blocker(in).find("ceil_div(n, 1024)"), std::string::npos)
+          << block_size_blocker(in);
+    }
+    auto moves = untuned_moves(in);
+    ASSERT_GE(moves.size(), 3u) << name;
+    CandidateCompiler compiler(*m, k, *backend);
+    for (const SourceMove& mv : moves) {
+      if (!mv.source && mv.add_flags.empty()) continue;  // a launch only: nothing new to compile
+      Candidate c;
+      c.tunables = impl.default_tunables();
+      c.source_text = mv.source.value_or(*source);
+      c.flags = mv.add_flags;
+      auto out = compiler.compile(c);
+      ASSERT_TRUE(out.ok()) << name << " " << mv.name << ": " << out.error().message;
+      EXPECT_TRUE(out->ok) << name << " " << mv.name << ": " << out->digest;
+    }
   }
 }
 

@@ -94,8 +94,13 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
     compiled_best = *c;
     best_program = c->program;
   }
-  auto rejected = reject_before_timing(*compiled_head, head,
-                                       compiled_best ? &*compiled_best : nullptr, misaligned_, e);
+  // Each side with its own launch where it carries one (candidate_launch.h).
+  const std::optional<Kernel> head_kernel = kernel_for(kernel_, backend_.name(), head);
+  const std::optional<Kernel> best_kernel =
+      best ? kernel_for(kernel_, backend_.name(), *best) : std::nullopt;
+  auto rejected =
+      reject_before_timing(*compiled_head, head, compiled_best ? &*compiled_best : nullptr,
+                           misaligned_, e, head_kernel ? &*head_kernel : nullptr);
   if (!rejected.ok()) return rejected.error();
   if (*rejected) return e;
   KGATE_RETURN_IF_ERROR(ensure_reference());
@@ -112,12 +117,17 @@ Result<Evaluation> AbEvaluator::run(const Candidate* best, const Candidate& head
     if (!options_.selects(shape)) continue;
     ShapeTimingFacts facts = timing_facts(shape, policy);
     MeasureRequest m;
-    m.kernel = &kernel_;
-    m.impl = impl_;
+    m.kernel = head_kernel ? &*head_kernel : &kernel_;
+    m.impl = m.kernel->implementation(backend_.name());
     m.shape = &shape;
     m.backend = &backend_;
     m.head = &head_program;
     m.base = best_program ? &*best_program : nullptr;
+    if (best_kernel) {
+      m.base_kernel = &*best_kernel;
+      m.base_impl = best_kernel->implementation(backend_.name());
+      m.base_shape = best_kernel->shape(shape.name);
+    }
     m.reference = &*reference_;
     m.seed = options_.seed * 1000003 + round_ * 7919 + i * 101;
     m.warmup = kernel_.timing.warmup;

@@ -73,6 +73,7 @@ void read_settings(const nlohmann::json& j, AgentAnswer& a) {
   if (j.contains("flags") && j["flags"].is_array())
     for (const auto& f : j["flags"])
       if (f.is_string()) a.flags.push_back(f.get<std::string>());
+  if (j.contains("launch") && !j["launch"].is_null()) a.launch = j["launch"];
 }
 
 std::string string_field(const nlohmann::json& j, const char* name) {
@@ -213,7 +214,8 @@ nlohmann::json AgentAnswer::to_json() const {
           {"risks", risks},
           {"has_code", code.has_value()},
           {"tunables", t},
-          {"flags", flags}};
+          {"flags", flags},
+          {"launch", launch}};
 }
 
 std::string AgentAnswer::plan_text() const {
@@ -228,6 +230,7 @@ std::string AgentAnswer::plan_text() const {
     s += s.empty() ? "flags:" : "; flags:";
     for (const auto& f : flags) s += " " + f;
   }
+  if (!launch.is_null()) s += (s.empty() ? "launch: " : "; launch: ") + launch.dump();
   return s;
 }
 
@@ -246,7 +249,19 @@ nlohmann::json agent_answer_schema() {
          {{"type", "object"},
           {"description", "Values for the manifest's tunables; {} to keep the current ones."},
           {"additionalProperties", {{"type", "integer"}}}}},
-        {"flags", {{"type", "array"}, {"items", {{"type", "string"}}}}}}}};
+        {"flags", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+        {"launch",
+         {{"type", {"object", "null"}},
+          {"description",
+           "Only when the code needs another launch (e.g. one warp per row): grid and block "
+           "(1 to 3 dimensions each) and shared_bytes (dynamic shared memory), each an integer "
+           "or an expression over the shape's variables and the tunables, e.g. "
+           "\"ceil_div(rows, 8)\"; null keeps the current launch."},
+          {"properties",
+           {{"grid", {{"type", "array"}, {"items", {{"type", {"integer", "string"}}}}}},
+            {"block", {{"type", "array"}, {"items", {{"type", {"integer", "string"}}}}}},
+            {"shared_bytes", {{"type", {"integer", "string"}}}}}},
+          {"required", {"grid", "block"}}}}}}};
 }
 
 }  // namespace kgate

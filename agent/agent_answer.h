@@ -20,6 +20,10 @@ struct AgentAnswer {
   std::optional<std::string> code;  // the complete kernel source
   Variables tunables;               // values for the manifest's tunables
   std::vector<std::string> flags;   // extra compiler flags
+  // The candidate's own launch, as given: {"grid": [...], "block": [...],
+  // "shared_bytes": ...} with integers or expressions over the shape's
+  // variables and tunables (candidate_launch.h); null: the current one.
+  nlohmann::json launch;
 
   nlohmann::json to_json() const;  // code left out (stored in its own file)
   // "bottleneck: ...; change: ..." for records and the folded history.

@@ -16,6 +16,8 @@ std::string settings_text(const nlohmann::json& candidate) {
   for (const auto& [k, v] : tunables.items()) s += (s.empty() ? "" : " ") + k + "=" + v.dump();
   for (const auto& f : array_field(candidate, "flags"))
     if (f.is_string()) s += (s.empty() ? "" : " ") + f.get<std::string>();
+  if (auto l = CandidateLaunch::from_json(object_field(candidate, "launch")))
+    s += (s.empty() ? "" : " ") + ("launch " + l->text());
   return s.empty() ? "defaults" : s;
 }
 
@@ -132,6 +134,18 @@ nlohmann::json tunables_json(const Variables& v) {
   return t;
 }
 
+// Every argument's element count (buffers) or value (integer scalars), as written.
+nlohmann::json arg_expressions(const Kernel& k) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Arg& a : k.args) {
+    if (a.is_buffer)
+      out.push_back(a.count.text());
+    else if (!dtype_is_float(a.dtype))
+      out.push_back(a.int_value.text());
+  }
+  return out;
+}
+
 std::string source_language(const Implementation& impl) {
   return impl.backend == "cuda" ? "cuda" : "cpp";
 }
@@ -155,17 +169,13 @@ std::string classify_bottleneck(const std::vector<ShapeEvaluation>& timing,
       resources.registers > 128)
     return "register-limited";
   std::vector<double> times;
-  size_t bytes = 0;
   for (const ShapeEvaluation& s : timing)
-    if (s.best_s > 0) {
-      times.push_back(s.best_s);
-      bytes = std::max(bytes, s.bytes_moved);
-    }
+    if (s.best_s > 0) times.push_back(s.best_s);
   if (times.empty()) return "unknown";
   std::sort(times.begin(), times.end());
   // Most shapes finishing within a few launch latencies: launch overhead dominates.
   if (times[times.size() / 2] < launch_floor_s(backend)) return "launch-bound";
-  return bytes > 0 ? "memory-bound" : "unknown";
+  return "unknown";
 }
 
 std::string timing_profile_summary(const std::vector<ShapeEvaluation>& timing,
@@ -189,33 +199,41 @@ std::string timing_profile_summary(const std::vector<ShapeEvaluation>& timing,
   if (resources.stack_bytes >= 0) res += " stack " + std::to_string(resources.stack_bytes) + " B;";
   s += "Compiler resources:" +
        (res.empty() ? std::string(" not reported by the " + backend + " backend.") : res) + "\n";
-  s += "Bottleneck class (heuristic): " + classify_bottleneck(timing, resources, backend) + ".\n";
-  return s;
+  const std::string c = classify_bottleneck(timing, resources, backend);
+  s += "Bottleneck class (from timing only): " + c + ".";
+  if (c == "unknown")
+    s += " Timing and bandwidth alone cannot tell whether memory, arithmetic (conversions "
+         "included) or latency bounds it; no hardware counters were read" +
+         std::string(backend == "cuda" ? " (`kgate profile` reads them)." : " on this backend.");
+  return s + "\n";
 }
 
 std::string standing_instruction() {
   return "You optimize one kernel. It is gated by kgate: every candidate is compiled, checked for "
          "correctness on every declared shape against a reference, and timed A/B against the "
-         "current best; "
-         "only a measured improvement beyond noise is kept, whatever you claim.\n"
+         "current best; only a measured improvement beyond noise is kept, whatever you claim.\n"
          "Answer with:\n"
          "BOTTLENECK: the bottleneck, in at most three sentences.\n"
          "CHANGE: what you change and why.\n"
          "EXPECTED GAIN: the speedup you expect.\n"
          "RISKS: what could go wrong.\n"
          "Then the complete kernel source file in one fenced code block (not a diff), and "
-         "optionally a "
-         "```json block {\"tunables\": {...}, \"flags\": [...]} to set the manifest's tunables or "
-         "add "
-         "compiler flags.\n"
+         "optionally a ```json block {\"tunables\": {...}, \"flags\": [...], \"launch\": "
+         "{\"grid\": [...], \"block\": [...], \"shared_bytes\": ...}} to set the manifest's "
+         "tunables, add compiler flags, or (GPU kernels only) launch the kernel differently.\n"
+         "A launch is needed only when your code expects another grid, block or dynamic shared "
+         "memory than the current one (one warp per row instead of one thread per row, a "
+         "cluster per row): give grid and block (1 to 3 dimensions each) and shared_bytes, each "
+         "an integer or an expression over the shape's variables and the tunables with + - * / "
+         "% ceil_div(a, b) min() max(), e.g. \"ceil_div(rows, 8)\"; at most 1024 threads per "
+         "block. Leave it out to keep the current launch. A changed launch is written into "
+         "kgate.json, and code that launches the kernel itself must change too.\n"
          "Rules: do not change the kernel's input/output semantics (arguments, layout, results "
-         "within the "
-         "tolerance); keep the entry function's name and signature; do not add kernels (or, on "
-         "the CPU, exported functions) the manifest does not declare: make helpers __device__ "
-         "functions, or static; every candidate is also checked on small misaligned sizes; flags "
-         "that change numerics (fast math, flush-to-zero) are refused unless the "
-         "manifest "
-         "allows them.";
+         "within the tolerance); keep the entry function's name and signature; do not add "
+         "kernels (or, on the CPU, exported functions) the manifest does not declare: make "
+         "helpers __device__ functions, or static; every candidate is also checked on small "
+         "misaligned sizes; flags that change numerics (fast math, flush-to-zero) are refused "
+         "unless the manifest allows them.";
 }
 
 AgentRequest build_propose_request(const ContextInput& in) {
@@ -242,6 +260,13 @@ AgentRequest build_propose_request(const ContextInput& in) {
     }
     header += "\n";
   }
+  if (backend == "cuda") {
+    header += "Launch of the current best: " +
+              (in.best.launch ? in.best.launch->text() + " (its own; the manifest's is " +
+                                    launch_of(impl).text() + ")"
+                              : launch_of(impl).text() + " (the manifest's)") +
+              ".\n";
+  }
   header += "Shapes:";
   for (const Shape& s : k.shapes) {
     if (!s.runs_on(backend)) continue;
@@ -262,9 +287,12 @@ AgentRequest build_propose_request(const ContextInput& in) {
 
   std::string profile =
       bounded(in.profile_summary.empty()
-                  ? timing_profile_summary(in.best_timing, in.best_resources, backend)
+                  ? profile_section(in.profile, in.best_timing, in.best_resources, backend)
                   : in.profile_summary,
               lim.profile_chars);
+  const std::string bottleneck =
+      !in.bottleneck.empty() ? in.bottleneck
+                             : classify_bottleneck(in.best_timing, in.best_resources, backend);
 
   // Last results newest first: when the section is full, the oldest of
   // them fold into the one-line list instead of the newest being cut.
@@ -283,6 +311,8 @@ AgentRequest build_propose_request(const ContextInput& in) {
       tried_json.push_back({{"iteration", it.index},
                             {"tunables", object_field(it.candidate, "tunables")},
                             {"flags", array_field(it.candidate, "flags")},
+                            {"launch", object_field(it.candidate, "launch")},
+                            {"source_sha256", string_field(it.candidate, "source_sha256")},
                             {"outcome", it.outcome},
                             {"speedup", finite_or_null(speedup)},
                             {"accepted", it.accepted}});
@@ -376,12 +406,21 @@ AgentRequest build_propose_request(const ContextInput& in) {
                 {{"iteration", in.best_iteration},
                  {"tunables", tunables_json(in.best.tunables)},
                  {"flags", in.best.flags},
+                 {"launch", in.best.launch ? in.best.launch->to_json() : nlohmann::json()},
                  {"source", in.best_source}}},
+               // The manifest's launch (cuda), which a candidate's own launch replaces,
+               // and what the arguments' sizes depend on (a block size they use is fixed).
+               {"launch", backend == "cuda" ? launch_of(impl).to_json() : nlohmann::json()},
+               {"arg_expressions", arg_expressions(k)},
                {"profile",
                 {{"summary", profile},
-                 {"bottleneck", classify_bottleneck(in.best_timing, in.best_resources, backend)},
+                 {"bottleneck", bottleneck},
                  {"resources", in.best_resources.to_json()},
-                 {"timing", best_timing_json}}},
+                 {"timing", best_timing_json},
+                 // The counters behind the summary (summary_json), where a profile ran.
+                 {"shape", in.profile ? in.profile->shape : ""},
+                 {"data", in.profile && in.profile->ok() ? in.profile->data : nlohmann::json()},
+                 {"error", in.profile ? in.profile->error : ""}}},
                {"recent", recent_json},
                {"tried", tried_json},
                {"lessons", lessons_json},
@@ -446,7 +485,9 @@ AgentRequest build_reflect_request(const ContextInput& in, const IterationRecord
                {"best_timing", nlohmann::json::array()}};
   for (const ShapeEvaluation& s : in.best_timing) r.context["best_timing"].push_back(s.to_json());
   r.context["bottleneck"] =
-      classify_bottleneck(in.best_timing, in.best_resources, in.impl->backend);
+      !in.bottleneck.empty()
+          ? in.bottleneck
+          : classify_bottleneck(in.best_timing, in.best_resources, in.impl->backend);
   return r;
 }
 

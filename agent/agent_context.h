@@ -1,15 +1,17 @@
 #pragma once
-// Builds what the agent observes each iteration (DESIGN.md, "Episodes"):
-// the current best source, a profile summary (timing and the compiler's
-// resource report until the profile feature lands), the last results, the
-// family's lessons, and a folded list of approaches already tried. Every
-// section has a size cap; the sizes are reported with the request.
+// Builds what the agent observes each iteration: the current best source,
+// its profile (the summary `kgate profile` prints, episode_profile.h; timing
+// and the compiler's resource report where no profile could be taken), the
+// last results, the family's lessons, and a folded list of approaches
+// already tried. Every section has a size cap; the sizes are reported with
+// the request.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "agent/agent_request.h"
 #include "agent/candidate_evaluator.h"
+#include "agent/episode_profile.h"
 #include "agent/episode_record.h"
 #include "agent/experience_store.h"
 #include "core/manifest.h"
@@ -18,7 +20,7 @@ namespace kgate {
 
 struct ContextLimits {
   size_t source_chars = 24000;
-  size_t profile_chars = 3600;  // about 600 words
+  size_t profile_chars = 6000;  // the summary (at most 600 words) and a line per shape
   size_t recent_chars = 6000;
   size_t lessons_chars = 3000;
   size_t tried_chars = 3000;
@@ -36,7 +38,11 @@ struct ContextInput {
   int best_iteration = 0;
   std::vector<ShapeEvaluation> best_timing;  // per shape, best_s = the best's median
   ResourceReport best_resources;
-  std::string profile_summary;  // from a profiler, when one ran; else built here
+  std::string profile_summary;  // replaces the profile section when set (tests)
+  // The current best's profile (null: none taken); its class, or the timing
+  // heuristic's where there is none.
+  const ProfileObservation* profile = nullptr;
+  std::string bottleneck;
   const std::vector<IterationRecord>* iterations = nullptr;  // done ones
   std::vector<Lesson> lessons;
   std::string feedback;        // why the previous iteration failed, for the agent
@@ -48,17 +54,20 @@ struct ContextInput {
   ContextLimits limits;
 };
 
-// "memory-bound", "register-limited", "launch-bound" or "unknown", from the
-// timing and the resource report (a profile's counters will refine it).
+// Without a profile: "register-limited" (spills, or more than 128
+// registers), "launch-bound" (most shapes within a few launch latencies) or
+// "unknown". Timing alone cannot tell memory from compute or latency (a
+// kernel at 0.2 GB/s may be bound by conversions), so it does not guess.
 std::string classify_bottleneck(const std::vector<ShapeEvaluation>& timing,
                                 const ResourceReport& resources, const std::string& backend);
 
-// The summary shown as "profile": per shape time and achieved bandwidth,
-// registers, spills, shared memory.
 // A few launch latencies on `backend`: a shape faster than this is bound by
 // its launch, not its work.
 double launch_floor_s(const std::string& backend);
 
+// The profile section where no profile was taken: per shape time and
+// achieved bandwidth, registers, spills, shared memory, and what timing
+// cannot tell.
 std::string timing_profile_summary(const std::vector<ShapeEvaluation>& timing,
                                    const ResourceReport& resources, const std::string& backend);
 

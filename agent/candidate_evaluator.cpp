@@ -31,13 +31,19 @@ ShapeVerdict to_shape_verdict(Verdict v) {
 nlohmann::json Candidate::to_json() const {
   nlohmann::json t = nlohmann::json::object();
   for (const auto& [k, v] : tunables) t[k] = v;
-  return {{"tunables", t}, {"flags", flags}, {"has_source", source_text.has_value()}};
+  nlohmann::json j = {{"tunables", t}, {"flags", flags}, {"has_source", source_text.has_value()}};
+  // The source's hash tells candidates of the same settings apart (the
+  // tuner's source moves: register caps, unroll pragmas).
+  if (source_text) j["source_sha256"] = sha256_hex(*source_text).substr(0, 16);
+  if (launch) j["launch"] = launch->to_json();
+  return j;
 }
 
 std::string Candidate::fingerprint() const {
   std::string key = source_text ? "src:" + sha256_hex(*source_text) : "src:repository";
   for (const auto& [k, v] : tunables) key += "|" + k + "=" + std::to_string(v);
   for (const std::string& f : flags) key += "|flag:" + f;
+  if (launch) key += "|launch:" + launch->to_json().dump();
   return sha256_hex(key).substr(0, 16);
 }
 

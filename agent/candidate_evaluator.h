@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "agent/candidate_launch.h"
 #include "core/expression.h"
 #include "core/manifest.h"
 #include "core/status.h"
@@ -18,11 +19,13 @@
 namespace kgate {
 
 // One version of a kernel: its source (none: the file in the repository),
-// the tunables it is built with and extra compiler flags.
+// the tunables it is built with, extra compiler flags and, when it changes
+// the launch, its own launch (none: the manifest's).
 struct Candidate {
   std::optional<std::string> source_text;
-  Variables tunables;              // names missing take the manifest's defaults
-  std::vector<std::string> flags;  // extra flags, checked by compile_policy
+  Variables tunables;                     // names missing take the manifest's defaults
+  std::vector<std::string> flags;         // extra flags, checked by compile_policy
+  std::optional<CandidateLaunch> launch;  // checked by check_candidate_launch
   // The name compile errors give the source (the candidate's file in the
   // episode folder); empty: the implementation's own file name. Not part of
   // the fingerprint.

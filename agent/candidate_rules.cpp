@@ -25,6 +25,18 @@ ProposedCandidate candidate_from_answer(const AgentAnswer& answer, const Candida
       cand.tunables[k] = v;
   }
   if (answer.code) cand.source_text = *answer.code;
+  cand.launch = best.launch;
+  if (!answer.launch.is_null()) {
+    auto launch = CandidateLaunch::from_json(answer.launch);
+    if (!launch)
+      p.invalid +=
+          "launch must be {\"grid\": [...], \"block\": [...], \"shared_bytes\": ...} with "
+          "integers or expression strings; ";
+    else if (*launch == launch_of(impl))
+      cand.launch.reset();  // the manifest's own launch
+    else
+      cand.launch = *launch;
+  }
   return p;
 }
 
@@ -51,9 +63,25 @@ std::string answer_rule_failure(const AgentAnswer& answer, const ProposedCandida
   return "";
 }
 
+std::string launch_rule_failure(const Candidate& candidate, const Kernel& kernel,
+                                const std::string& backend, int64_t max_shared_bytes) {
+  if (!candidate.launch) return "";
+  std::string why = check_candidate_launch(*candidate.launch, kernel, backend, candidate.tunables,
+                                           max_shared_bytes);
+  return why.empty() ? "" : "the candidate's launch cannot be used: " + why;
+}
+
+std::optional<Kernel> kernel_for(const Kernel& kernel, const std::string& backend,
+                                 const Candidate& candidate) {
+  if (!candidate.launch) return std::nullopt;
+  auto spec = parse_candidate_launch(*candidate.launch);
+  if (!spec.ok()) return std::nullopt;  // checked before: launch_rule_failure
+  return kernel_with_launch(kernel, backend, *spec);
+}
+
 Result<bool> reject_before_timing(const CompiledCandidate& head, const Candidate& candidate,
                                   const CompiledCandidate* trusted, MisalignedCheck& misaligned,
-                                  Evaluation& e) {
+                                  Evaluation& e, const Kernel* head_kernel) {
   if (!head.undeclared.empty()) {
     e.invalid = true;
     e.correct = false;
@@ -66,7 +94,7 @@ Result<bool> reject_before_timing(const CompiledCandidate& head, const Candidate
     return false;
   }
   KGATE_RETURN_IF_ERROR(misaligned.establish(trusted->program));
-  auto why = misaligned.check(head.program, candidate.tunables);
+  auto why = misaligned.check(head.program, candidate.tunables, head_kernel);
   if (!why.ok()) return why.error();
   if (!why->has_value()) return false;
   ShapeEvaluation s;

@@ -89,6 +89,10 @@ nlohmann::json EpisodeRecord::to_json() const {
   j["final"] = final_evaluation ? final_evaluation->to_json() : nlohmann::json();
   j["bounds"] = bounds ? bounds->to_json() : nlohmann::json();
   if (!extra_shapes.empty()) j["extra_shapes"] = extra_shapes;
+  if (!profiles.empty()) {
+    j["profiles"] = nlohmann::json::array();
+    for (const ProfileObservation& p : profiles) j["profiles"].push_back(p.to_json());
+  }
   for (const IterationRecord& it : iterations) j["iterations"].push_back(it.to_json());
   return j;
 }
@@ -125,6 +129,8 @@ Result<EpisodeRecord> EpisodeRecord::from_json(const nlohmann::json& j) {
   if (j.contains("bounds") && j["bounds"].is_object())
     r.bounds = EpisodeBounds::from_json(j["bounds"]);
   r.extra_shapes = object_field(j, "extra_shapes");
+  for (const auto& p : array_field(j, "profiles"))
+    if (p.is_object()) r.profiles.push_back(ProfileObservation::from_json(p));
   for (const auto& it : array_field(j, "iterations"))
     if (it.is_object()) r.iterations.push_back(IterationRecord::from_json(it));
   // Keep the invariant (index == position + 1) whatever the file says; a

@@ -15,6 +15,7 @@
 #include "agent/agent_answer.h"
 #include "agent/candidate_evaluator.h"
 #include "agent/episode_bounds.h"
+#include "agent/episode_profile.h"
 #include "core/status.h"
 
 namespace kgate {
@@ -66,6 +67,10 @@ struct EpisodeRecord {
   // (misaligned_shapes.h): {"seed", "shapes": [{name, variables, status}]}.
   nlohmann::json extra_shapes = nlohmann::json::object();
   double elapsed_s = 0;  // wall time used over all runs (resumes add up)
+  // Profiles of the original (iteration 0) and of each new best, in order
+  // (episode_profile.h); the last one is the current best's when it matches
+  // best_iteration.
+  std::vector<ProfileObservation> profiles;
   std::vector<IterationRecord> iterations;
 
   nlohmann::json to_json() const;

@@ -66,6 +66,9 @@ std::string settings_diff(const Candidate& from, const Candidate& to) {
       s += (s.empty() ? "" : " ") + f;
   if (to.source_text && from.source_text != to.source_text)
     s += (s.empty() ? "" : " ") + std::string("source edited");
+  if (to.launch != from.launch)
+    s += (s.empty() ? "" : " ") +
+         (to.launch ? "launch " + to.launch->text() : std::string("the manifest's launch"));
   return s.empty() ? "no change" : s;
 }
 
@@ -153,8 +156,23 @@ class EpisodeLoop {
   // One iteration; `stop_reason` is set when the agent ended the episode.
   Status iterate(std::string& stop_reason);
   Status finish(const std::string& stop_reason);
+  // Profiles the current best (0: the original) once, in a child; a
+  // failure is recorded, never the episode's.
+  Status profile_best();
 
  private:
+  // The current best's profile, if one was taken.
+  const ProfileObservation* best_profile() const {
+    for (auto it = rec_.profiles.rbegin(); it != rec_.profiles.rend(); ++it)
+      if (it->iteration == rec_.best_iteration) return &*it;
+    return nullptr;
+  }
+  // The device's shared-memory limit per block, from any profile that read it.
+  int64_t max_shared_bytes() const {
+    for (const ProfileObservation& o : rec_.profiles)
+      if (auto p = o.profile(); p && p->max_shared_per_block > 0) return p->max_shared_per_block;
+    return 0;
+  }
   ContextInput observe(const IterationRecord& it, std::string& bottleneck);
   // The agent's answer; a re-plan is asked first after compile failures in a row.
   Result<std::string> plan(ContextInput& ctx, IterationRecord& it);
@@ -229,6 +247,7 @@ Status EpisodeLoop::open() {
       best_.source_text = *text;
       best_.tunables = tunables_from_json(object_field(loaded->best_candidate, "tunables"));
       best_.flags = flags_from_json(array_field(loaded->best_candidate, "flags"));
+      best_.launch = CandidateLaunch::from_json(object_field(loaded->best_candidate, "launch"));
       best_.file_name = loaded->best_file;
     } else {
       // Not resumable; the record is kept, marked so it is not tried again.
@@ -279,6 +298,28 @@ Status EpisodeLoop::time_original() {
   return save();
 }
 
+Status EpisodeLoop::profile_best() {
+  if (!p_.profiler) return {};
+  const int index = rec_.best_iteration;
+  for (const ProfileObservation& o : rec_.profiles)
+    if (o.iteration == index) return {};  // taken before a resume
+  const std::string shape = profile_shape(best_timing(rec_), p_.options.workload_phase);
+  if (shape.empty()) return {};
+  const std::optional<Kernel> entry = kernel_for(p_.kernel, p_.options.backend, best_);
+  ProfileObservation o = p_.profiler->profile(best_, entry ? *entry : p_.kernel, shape);
+  o.iteration = index;
+  if (!o.error.empty())
+    warn("no profile of " +
+         std::string(index ? "iteration " + std::to_string(index) : "the original") +
+         " (the episode goes on with timing): " + o.error);
+  else
+    progress("profile of " +
+             std::string(index ? "iteration " + std::to_string(index) : "the original") + " on " +
+             shape + ": " + o.bottleneck + " (" + format_number(o.seconds) + " s)");
+  rec_.profiles.push_back(std::move(o));
+  return save();
+}
+
 std::string EpisodeLoop::guardrail() const {
   const EpisodeOptions& o = p_.options;
   const int n = static_cast<int>(rec_.iterations.size());
@@ -298,8 +339,14 @@ std::string EpisodeLoop::guardrail() const {
 
 ContextInput EpisodeLoop::observe(const IterationRecord& it, std::string& bottleneck) {
   const EpisodeOptions& o = p_.options;
-  bottleneck = classify_bottleneck(best_timing(rec_), best_resources(rec_), o.backend);
+  const ProfileObservation* profile = best_profile();
+  // The profile's class where one was taken; the timing heuristic otherwise.
+  bottleneck = profile && profile->ok()
+                   ? profile->bottleneck
+                   : classify_bottleneck(best_timing(rec_), best_resources(rec_), o.backend);
   ContextInput ctx;
+  ctx.profile = profile;
+  ctx.bottleneck = bottleneck;
   if (p_.store) {
     auto l = p_.store->relevant(rec_.family, o.backend, bottleneck, 5);
     if (l.ok())
@@ -368,6 +415,10 @@ Status EpisodeLoop::execute(IterationRecord& it, const AgentAnswer& answer, Cand
   ProposedCandidate proposed = candidate_from_answer(answer, best_, impl_);
   cand = proposed.candidate;
   it.failure = answer_rule_failure(answer, proposed, impl_, &it.outcome);
+  if (it.outcome.empty()) {
+    it.failure = launch_rule_failure(cand, p_.kernel, p_.options.backend, max_shared_bytes());
+    if (!it.failure.empty()) it.outcome = "invalid";
+  }
   if (answer.code) {
     // Named by when and which iteration: unique across resumes and episodes.
     it.candidate_file = candidate_file_name(compact_utc_stamp(), it.index, impl_);
@@ -476,6 +527,9 @@ Status EpisodeLoop::iterate(std::string& stop_reason) {
   if (!is_compile_failure(it)) replan_.clear();
   reflect(ctx, it, cand, bottleneck);
   it.done = true;
+  rec_.iterations.back() = it;
+  // The new best is observed as the original was, before the next plan.
+  if (it.accepted) KGATE_RETURN_IF_ERROR(profile_best());
   it.seconds = std::chrono::duration<double>(Clock::now() - it_start).count();
   rec_.iterations.back() = it;
   rec_.elapsed_s = elapsed();
@@ -514,8 +568,8 @@ Status EpisodeLoop::finish(const std::string& stop_reason) {
 
 EpisodeRunner::EpisodeRunner(const Manifest& manifest, const Kernel& kernel, AgentProvider& agent,
                              CandidateEvaluator& evaluator, ExperienceStore* store,
-                             EpisodeOptions options)
-    : parts_{manifest, kernel, agent, evaluator, store, std::move(options)} {}
+                             EpisodeOptions options, EpisodeProfiler* profiler)
+    : parts_{manifest, kernel, agent, evaluator, store, std::move(options), profiler} {}
 
 Result<EpisodeResult> EpisodeRunner::run() {
   const Implementation* impl = parts_.kernel.implementation(parts_.options.backend);
@@ -528,6 +582,7 @@ Result<EpisodeResult> EpisodeRunner::run() {
   EpisodeLoop loop(parts_, *impl, *original_text, result);
   KGATE_RETURN_IF_ERROR(loop.open());
   KGATE_RETURN_IF_ERROR(loop.time_original());
+  KGATE_RETURN_IF_ERROR(loop.profile_best());
   std::string stop_reason;
   while (stop_reason.empty()) {
     stop_reason = loop.guardrail();

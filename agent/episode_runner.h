@@ -19,6 +19,7 @@
 
 #include "agent/agent_provider.h"
 #include "agent/candidate_evaluator.h"
+#include "agent/episode_profile.h"
 #include "agent/episode_record.h"
 #include "agent/experience_store.h"
 #include "core/manifest.h"
@@ -37,6 +38,7 @@ struct EpisodeOptions {
   int replan_after = 3;  // compile failures in a row
   // Which phase and launch shapes matter in the deployed workload (workload_priority.h).
   std::string workload_focus;
+  std::string workload_phase;  // the phase that matters most; the profile's shape is of it
 };
 
 struct EpisodeResult {
@@ -49,9 +51,11 @@ struct EpisodeResult {
 
 class EpisodeRunner {
  public:
-  // Everything passed must outlive the runner; `store` may be null.
+  // Everything passed must outlive the runner; `store` may be null;
+  // `profiler` may be null (no profile: the context shows timing only).
   EpisodeRunner(const Manifest& manifest, const Kernel& kernel, AgentProvider& agent,
-                CandidateEvaluator& evaluator, ExperienceStore* store, EpisodeOptions options);
+                CandidateEvaluator& evaluator, ExperienceStore* store, EpisodeOptions options,
+                EpisodeProfiler* profiler = nullptr);
 
   // Runs (or resumes) the episode to its end. An Error for bad input (no such
   // implementation, the original fails its own check) or infrastructure
@@ -67,6 +71,7 @@ class EpisodeRunner {
     CandidateEvaluator& evaluator;
     ExperienceStore* store;  // may be null
     EpisodeOptions options;
+    EpisodeProfiler* profiler;  // may be null
   };
 
  private:

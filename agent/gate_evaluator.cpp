@@ -43,21 +43,26 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
                               c->digest);
     compiled_best = *c;
   }
+  // Each side with its own launch where it carries one (candidate_launch.h).
+  const std::optional<Kernel> head_kernel = kernel_for(kernel_, backend_.name(), head);
+  const std::optional<Kernel> best_kernel =
+      best ? kernel_for(kernel_, backend_.name(), *best) : std::nullopt;
   // The final gate (fresh inputs) is of a best that passed these already.
   if (!fresh_inputs) {
-    auto rejected = reject_before_timing(*compiled_head, head,
-                                         compiled_best ? &*compiled_best : nullptr, misaligned_, e);
+    auto rejected =
+        reject_before_timing(*compiled_head, head, compiled_best ? &*compiled_best : nullptr,
+                             misaligned_, e, head_kernel ? &*head_kernel : nullptr);
     if (!rejected.ok()) return rejected.error();
     if (*rejected) return e;
   }
   GateSources sources;
-  sources.head.kernel = &kernel_;
+  sources.head.kernel = head_kernel ? &*head_kernel : &kernel_;
   sources.head.source_text = head.source_text;
   sources.head.tunables = head.tunables;
   sources.head.program = compiled_head->program;
   if (best) {
     GateSide base;
-    base.kernel = &kernel_;
+    base.kernel = best_kernel ? &*best_kernel : &kernel_;
     base.source_text = best->source_text;
     base.tunables = best->tunables;
     base.program = compiled_best->program;
@@ -92,7 +97,7 @@ Result<Evaluation> GateEvaluator::run(const Candidate* best, const Candidate& he
   bool any_faster = false, any_fail = false;
   for (const std::string& shape : shapes) {
     go.shape = shape;
-    auto gate = gate_kernel(manifest_, kernel_, backend_, sources, go);
+    auto gate = gate_kernel(manifest_, *sources.head.kernel, backend_, sources, go);
     if (!gate.ok()) return gate.error();
     if (!gate->head_compiled) {
       e.compiled = false;

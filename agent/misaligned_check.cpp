@@ -29,10 +29,11 @@ Status MisalignedCheck::ensure_reference() {
   return {};
 }
 
-ShapeMeasurement MisalignedCheck::run(const Shape& shape, const Program& program, size_t index) {
+ShapeMeasurement MisalignedCheck::run(const Shape& shape, const Program& program, size_t index,
+                                      const Kernel* side) {
   MeasureRequest m;
-  m.kernel = &kernel_;
-  m.impl = impl_;
+  m.kernel = side ? side : &kernel_;
+  m.impl = side ? side->implementation(backend_.name()) : impl_;
   m.shape = &shape;
   m.backend = &backend_;
   m.head = &program;
@@ -68,16 +69,19 @@ Status MisalignedCheck::establish(const Program& trusted) {
 }
 
 Result<std::optional<MisalignedFailure>> MisalignedCheck::check(const Program& candidate,
-                                                                const Variables& tunables) {
+                                                                const Variables& tunables,
+                                                                const Kernel* side) {
+  const Kernel& kernel = side ? *side : kernel_;
+  const Implementation* impl = side ? side->implementation(backend_.name()) : impl_;
   for (size_t i = 0; i < entries_.size(); ++i) {
     const Entry& e = entries_[i];
     if (e.status != "checked") continue;
     // Tunables the manifest allows may not fit a derived shape (a launch
     // expression out of range): that shape says nothing about this candidate.
-    if (!plan_launch(kernel_, impl_, e.shape, tunables).ok()) continue;
+    if (!plan_launch(kernel, impl, e.shape, tunables).ok()) continue;
     size_t index = 0;
     while (index < derived_.shapes.size() && derived_.shapes[index].name != e.shape.name) ++index;
-    ShapeMeasurement r = run(e.shape, candidate, index);
+    ShapeMeasurement r = run(e.shape, candidate, index, side);
     if (r.status == MeasureStatus::kFail)
       return std::optional<MisalignedFailure>(MisalignedFailure{
           e.shape.name, "wrong on " + e.shape.name + " (" + shape_variables_text(e.shape) +

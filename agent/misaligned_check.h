@@ -36,8 +36,11 @@ class MisalignedCheck {
   Status establish(const Program& trusted);
   // Nothing when `candidate` (built with `tunables`) is correct on every
   // shape that holds; otherwise the first shape it fails, with its variables.
+  // `side`: the candidate's manifest entry when it has its own launch
+  // (candidate_launch.h), null for the manifest's.
   Result<std::optional<MisalignedFailure>> check(const Program& candidate,
-                                                 const Variables& tunables);
+                                                 const Variables& tunables,
+                                                 const Kernel* side = nullptr);
 
   // {"seed", "shapes": [{"name", "variables", "status": "checked"|"skipped: why"}]}
   nlohmann::json to_json() const;
@@ -48,7 +51,8 @@ class MisalignedCheck {
     std::string status;  // "checked", or "skipped: why"
   };
   Status ensure_reference();
-  ShapeMeasurement run(const Shape& shape, const Program& program, size_t index);
+  ShapeMeasurement run(const Shape& shape, const Program& program, size_t index,
+                       const Kernel* side = nullptr);
 
   const Manifest& manifest_;
   const Kernel& kernel_;

@@ -65,9 +65,10 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
   if (options.episode.workload_focus.empty()) {
     // The task list of `kgate extract`, when it ran: which phase matters.
     auto tasks = load_task_list(options.episode.state_dir);
-    if (tasks.ok() && tasks->has_value())
+    if (tasks.ok() && tasks->has_value()) {
       options.episode.workload_focus = workload_focus(**tasks, kernel);
-    else if (!tasks.ok())
+      options.episode.workload_phase = hottest_phase(**tasks, kernel);
+    } else if (!tasks.ok())
       warn(tasks.error().message + "; the episode runs without the workload's priorities");
   }
   // A damaged experience store costs this episode its lessons, not the
@@ -77,8 +78,13 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
     warn(store.error().message +
          "; this episode runs without lessons (none read, none stored). Move the file away "
          "to start a new store.");
+  ChildProfilerOptions profiler_options;
+  profiler_options.counters = options.profile_counters;
+  profiler_options.seed = options.episode.seed;
+  ChildProfiler profiler(manifest, **backend, profiler_options);
   EpisodeRunner runner(manifest, kernel, **provider, *evaluator,
-                       store.ok() ? store->get() : nullptr, options.episode);
+                       store.ok() ? store->get() : nullptr, options.episode,
+                       options.profile ? &profiler : nullptr);
   auto episode = runner.run();
   if (!episode.ok()) return episode.error();
   OptimizeOutcome out;

@@ -25,6 +25,10 @@ struct OptimizeOptions {
   // the manifest has a workload section) before proposing it.
   bool in_model = true;
   WorkloadValidationOptions in_model_options;
+  // Profile the original and each new best (episode_profile.h) in a child;
+  // without counters: timing, occupancy and roofline only.
+  bool profile = true;
+  bool profile_counters = true;
 };
 
 struct OptimizeOutcome {

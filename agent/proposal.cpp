@@ -52,6 +52,26 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
                     {"tunables", tunables},
                     {"tunable_defaults_changed", defaults_changed},
                     {"flags", array_field(r.best_candidate, "flags")}};
+  // The best's own launch, to be written into kgate.json (and into any code
+  // that launches the kernel itself); with the manifest's, for the PR's text.
+  if (auto launch = CandidateLaunch::from_json(object_field(r.best_candidate, "launch"));
+      launch && impl) {
+    p["candidate"]["launch"] = launch->to_json();
+    p["candidate"]["launch_before"] = launch_of(*impl).to_json();
+  }
+  // The original's profile and the best's, on the same shape (episode_profile.h).
+  const ProfileObservation* before = nullptr;
+  const ProfileObservation* after = nullptr;
+  for (const ProfileObservation& o : r.profiles) {
+    if (o.iteration == 0 && !before) before = &o;
+    if (o.iteration == r.best_iteration) after = &o;
+  }
+  if (before || after) {
+    nlohmann::json profiles = nlohmann::json::object();
+    if (before) profiles["before"] = before->to_json();
+    if (after) profiles["after"] = after->to_json();
+    p["profiles"] = profiles;
+  }
   nlohmann::json shapes = nlohmann::json::array();
   if (r.final_evaluation) {
     p["speedup_geomean"] = finite(1 / r.final_evaluation->geomean_ratio);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/persisted_json.h"
+#include "agent/tuner_moves.h"
 #include "core/hash.h"
 
 namespace kgate {
@@ -69,7 +70,19 @@ struct Move {
   std::string why;
   std::string expected;
   std::string risks;
+  std::optional<std::string> source;  // an edited source (tuner_moves.h); nullopt: the best's
+  nlohmann::json launch;              // its own launch; null: the best's
 };
+
+// What was tried: settings, launch and source together (the tuner's source
+// moves keep the settings and change the text).
+std::string full_key(const Settings& s, const nlohmann::json& launch, const std::string& sha) {
+  return key_of(s) + "|L:" + (launch.is_object() && !launch.empty() ? launch.dump() : "") +
+         "|S:" + sha;
+}
+std::string sha16(const std::string& text) {
+  return sha256_hex(text).substr(0, 16);
+}
 
 std::string describe_changes(const Settings& from, const Settings& to) {
   std::string s;
@@ -105,11 +118,22 @@ std::string settings_text(const Settings& s) {
 //   register-limited: less work per thread, narrower accesses, smaller blocks;
 //   launch-bound: fewer, larger blocks (BLOCK, ROWS up) and more work per
 //     thread.
+//   latency-bound with low occupancy: more parallel work first (rows split
+//     over more blocks, fewer rows per block, larger blocks), then more
+//     loads in flight per thread;
+//   latency-bound (warps resident): more independent work per thread first.
+// A profile's counters refine it: memory-bound with narrow or poorly
+// coalesced loads puts the widest access before anything else; occupancy
+// limited by registers puts less work per thread first.
 std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>>& declared,
-                                const Settings& best, const std::string& bottleneck) {
+                                const Settings& best, const ProfileGuidance& guidance) {
+  const std::string& bottleneck = guidance.bottleneck;
   const bool memory = bottleneck == "memory-bound" || bottleneck == "unknown";
-  const bool registers = bottleneck == "register-limited";
+  const bool registers = bottleneck == "register-limited" || guidance.registers_limit_occupancy;
   const bool launch = bottleneck == "launch-bound";
+  const bool low_occ = bottleneck == "latency-low-occupancy";
+  const bool latency = bottleneck == "latency-bound";
+  const bool wide_first = guidance.narrow_accesses || guidance.poor_coalescing;
   struct Axis {
     std::string name;
     Knob knob;
@@ -143,9 +167,11 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
     switch (a.knob) {
       case Knob::kWidth:
         add({{&a, top}},
-            memory   ? 1
-            : launch ? 3
-                     : 9,
+            wide_first          ? -1
+            : memory            ? 1
+            : launch || latency ? 3
+            : low_occ           ? 4
+                                : 9,
             "the widest access moves the most bytes per load instruction (16-byte vectors) and "
             "keeps more bytes in flight per thread",
             "up to 2-4x on memory-bound shapes",
@@ -169,7 +195,8 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
         break;
       case Knob::kSplit:
         add({{&a, top}},
-            memory   ? 2
+            low_occ  ? 1
+            : memory ? 2
             : launch ? 4
                      : 9,
             "each row spread over the most blocks (one cluster): a few rows keep many more "
@@ -182,7 +209,10 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
             safe);
         break;
       case Knob::kWork:
-        add({{&a, a.at + 1}}, memory || launch ? 3 : 8,
+        add({{&a, a.at + 1}},
+            latency                       ? 1
+            : memory || launch || low_occ ? 3
+                                          : 8,
             "more independent accesses per thread keep more memory requests (and partial sums) in "
             "flight",
             "up to 2x", "more registers; tail handling on odd shapes");
@@ -200,14 +230,18 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
             "more rows per block: fewer, larger blocks and a cheaper reduction per row", "5-50%",
             safe);
         add({{&a, a.at + 2}}, launch ? 2 : 6, "many more rows per block", "5-50%", safe);
-        add({{&a, a.at - 1}}, registers ? 3 : 7, "fewer rows per block: more blocks to spread",
-            "5-30%", safe);
+        add({{&a, a.at - 1}},
+            low_occ     ? 1
+            : registers ? 3
+                        : 7,
+            "fewer rows per block: more blocks to spread", "5-30%", safe);
         break;
       case Knob::kBlock:
         add({{&a, a.at + 1}},
-            launch   ? 1
-            : memory ? 5
-                     : 7,
+            launch    ? 1
+            : low_occ ? 2
+            : memory  ? 5
+                      : 7,
             "larger blocks give each multiprocessor more resident warps per block to hide latency",
             "5-30%", safe);
         add({{&a, a.at - 1}},
@@ -240,6 +274,14 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
     }
   }
   return moves;
+}
+
+// The first sentence of `text`, without its full stop.
+std::string first_sentence(const std::string& text) {
+  size_t end = text.find(". ");
+  std::string s = end == std::string::npos ? text : text.substr(0, end);
+  while (!s.empty() && (s.back() == '.' || s.back() == ' ')) s.pop_back();
+  return s;
 }
 
 // Whether a and b are neighbours among the declared values.
@@ -327,15 +369,23 @@ class Tuner : public AgentProvider {
         if (x.is_number_integer()) declared[k].push_back(x.get<int64_t>());
       if (!declared[k].empty()) defaults[k] = declared[k].front();
     }
-    const auto& best_j = object_field(ctx, "best");
+    const nlohmann::json best_j = object_field(ctx, "best");
     Settings best =
         settings_from(object_field(best_j, "tunables"), array_field(best_j, "flags"), defaults);
-    std::set<std::string> tried = {key_of(best)};
-    for (const auto& t : array_field(ctx, "tried"))
+    const std::string best_source = string_field(best_j, "source");
+    const std::string best_sha = sha16(best_source);
+    const nlohmann::json best_launch = object_field(best_j, "launch");
+    std::set<std::string> tried = {full_key(best, best_launch, best_sha)};
+    for (const auto& t : array_field(ctx, "tried")) {
+      // Records written before sources were hashed count as the best's source.
+      const std::string sha = string_field(t, "source_sha256", best_sha);
       tried.insert(
-          key_of(settings_from(object_field(t, "tunables"), array_field(t, "flags"), defaults)));
+          full_key(settings_from(object_field(t, "tunables"), array_field(t, "flags"), defaults),
+                   object_field(t, "launch"), sha.empty() ? best_sha : sha));
+    }
     std::string backend = string_field(ctx, "backend", "host");
-    std::string bottleneck = string_field(object_field(ctx, "profile"), "bottleneck", "unknown");
+    const ProfileGuidance guidance = ProfileGuidance::from_context(object_field(ctx, "profile"));
+    const std::string& bottleneck = guidance.bottleneck;
 
     std::vector<Move> moves;
     // Lessons first: settings that improved a kernel of this family.
@@ -357,15 +407,18 @@ class Tuner : public AgentProvider {
         any = true;
       }
       if (!any) continue;
-      moves.push_back(
-          {s, -10, "",
-           "the family's lesson \"" + change + "\" (" + string_field(l, "kernel") + ", " +
-               std::to_string(number_field(l, "speedup", 0.0)).substr(0, 4) + "x)",
-           "a similar gain", "the lesson came from another kernel; its shapes may differ"});
+      Move m;
+      m.settings = s;
+      m.priority = -10;
+      m.why = "the family's lesson \"" + change + "\" (" + string_field(l, "kernel") + ", " +
+              std::to_string(number_field(l, "speedup", 0.0)).substr(0, 4) + "x)";
+      m.expected = "a similar gain";
+      m.risks = "the lesson came from another kernel; its shapes may differ";
+      moves.push_back(m);
     }
     // Neighbours of the best: single steps, jumps, and coordinated pairs,
-    // ordered by the bottleneck class (tunable_moves).
-    for (Move& m : tunable_moves(declared, best, bottleneck)) moves.push_back(std::move(m));
+    // ordered by the profile (tunable_moves).
+    for (Move& m : tunable_moves(declared, best, guidance)) moves.push_back(std::move(m));
     // Momentum: one more step in the direction of the last kept change goes first.
     std::map<std::string, int> last_dir = last_kept_direction(ctx, defaults);
     if (!last_dir.empty())
@@ -386,58 +439,99 @@ class Tuner : public AgentProvider {
           m.why += "; it continues the last kept change";
         }
       }
-    // Compiler options, added to the best's.
-    std::vector<std::pair<std::string, std::string>> flag_options;
-    if (backend == "cuda") {
-      flag_options = {{"--extra-device-vectorization", "wider vectorized memory accesses"}};
-      if (bottleneck == "register-limited")
-        flag_options.insert(flag_options.begin(),
-                            {"--maxrregcount=64", "a register cap raises occupancy"});
+    if (declared.empty()) {
+      // A kernel nobody prepared: moves that need no tunable (tuner_moves.h).
+      MoveInput in;
+      in.backend = backend;
+      in.source = best_source;
+      in.entry = string_field(ctx, "entry");
+      auto launch = CandidateLaunch::from_json(best_launch);
+      if (!launch) launch = CandidateLaunch::from_json(object_field(ctx, "launch"));
+      if (launch) in.launch = *launch;
+      for (const auto& a : array_field(ctx, "arg_expressions"))
+        if (a.is_string()) in.arg_expressions.push_back(a.get<std::string>());
+      in.flags = best.second;
+      in.guidance = guidance;
+      for (const SourceMove& sm : untuned_moves(in)) {
+        Move m;
+        m.settings = best;
+        for (const std::string& f : sm.add_flags) m.settings.second.push_back(f);
+        m.priority = sm.priority;
+        m.change = sm.name;
+        m.why = sm.why;
+        m.expected = sm.expected;
+        m.risks = sm.risks;
+        m.source = sm.source;
+        if (sm.launch) m.launch = sm.launch->to_json();
+        moves.push_back(m);
+      }
     } else {
-      flag_options = {{"-O3", "more aggressive vectorization and unrolling"},
-                      {"-march=native", "the host's full vector width"},
-                      {"-funroll-loops", "unrolled inner loops"}};
+      // Compiler options, added to the best's.
+      std::vector<std::pair<std::vector<std::string>, std::string>> flag_options;
+      if (backend == "cuda") {
+        flag_options = {{{"--extra-device-vectorization"}, "wider vectorized memory accesses"}};
+        if (bottleneck == "register-limited" || guidance.registers_limit_occupancy)
+          flag_options.insert(flag_options.begin(),
+                              {{"--maxrregcount=64"}, "a register cap raises occupancy"});
+      } else {
+        flag_options = {{{"-O3"}, "more aggressive vectorization and unrolling"},
+                        {{"-march=native", "-ffp-contract=off"},
+                         "the host's full vector width (a*b+c stays unfused, as the original "
+                         "rounds it)"},
+                        {{"-funroll-loops"}, "unrolled inner loops"}};
+      }
+      for (const auto& [flags, why] : flag_options) {
+        if (std::find(best.second.begin(), best.second.end(), flags.front()) != best.second.end())
+          continue;
+        Move m;
+        m.settings = best;
+        for (const std::string& f : flags) m.settings.second.push_back(f);
+        m.priority = 8;
+        m.why = why;
+        m.expected = "0-20%";
+        m.risks = "a compiler option that changes no numerics (the policy checks)";
+        moves.push_back(m);
+      }
     }
-    for (const auto& [flag, why] : flag_options) {
-      if (std::find(best.second.begin(), best.second.end(), flag) != best.second.end()) continue;
-      Settings s = best;
-      s.second.push_back(flag);
-      moves.push_back({s, 8, "", why, "0-20%",
-                       "a compiler option that changes no numerics (the policy checks)"});
-    }
-    // Deterministic order: priority, then a seeded hash.
-    auto tiebreak = [&](const Move& m) {
-      return sha256_hex(std::to_string(seed_) + key_of(m.settings));
+    auto key = [&](const Move& m) {
+      return full_key(m.settings, m.launch.is_null() ? best_launch : m.launch,
+                      m.source ? sha16(*m.source) : best_sha);
     };
+    // Deterministic order: priority, then a seeded hash.
+    auto tiebreak = [&](const Move& m) { return sha256_hex(std::to_string(seed_) + key(m)); };
     std::stable_sort(moves.begin(), moves.end(), [&](const Move& a, const Move& b) {
       if (a.priority != b.priority) return a.priority < b.priority;
       return tiebreak(a) < tiebreak(b);
     });
     const Move* pick = nullptr;
     for (const Move& m : moves)
-      if (!tried.count(key_of(m.settings))) {
+      if (!tried.count(key(m))) {
         pick = &m;
         break;
       }
     if (!pick)
       return "STOP: every neighbour of the best settings (" + settings_text(best) +
-             ") in the declared tunables and compiler options has been tried; what bounds the "
-             "best (" +
+             ") in the declared tunables, compiler options and source moves has been tried; "
+             "what bounds the best (" +
              bottleneck + "): " + bandwidth_text(ctx) + ".\n";
     std::string change = describe_changes(best, pick->settings);
+    if (!pick->change.empty()) change = pick->change;
     std::ostringstream out;
-    out << "BOTTLENECK: The profile classes this kernel as " << bottleneck << ".\n";
+    out << "BOTTLENECK: The profile classes this kernel as " << bottleneck;
+    if (!guidance.evidence.empty()) out << ": " << first_sentence(guidance.evidence);
+    out << ".\n";
     out << "CHANGE: " << change << ": " << pick->why << ".\n";
     out << "EXPECTED GAIN: " << pick->expected << ".\n";
     out << "RISKS: " << pick->risks << ".\n\n";
     std::string lang = backend == "cuda" ? "cuda" : "cpp";
-    out << "```" << lang << "\n" << string_field(best_j, "source");
-    std::string src = string_field(best_j, "source");
+    const std::string& src = pick->source ? *pick->source : best_source;
+    out << "```" << lang << "\n" << src;
     if (!src.empty() && src.back() != '\n') out << "\n";
     out << "```\n\n```json\n";
     nlohmann::json settings = {{"tunables", nlohmann::json::object()},
                                {"flags", pick->settings.second}};
     for (const auto& [n, v] : pick->settings.first) settings["tunables"][n] = v;
+    if (!pick->launch.is_null()) settings["launch"] = pick->launch;
     out << settings.dump() << "\n```\n";
     return out.str();
   }

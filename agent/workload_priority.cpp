@@ -106,6 +106,16 @@ std::string workload_focus(const TaskList& tasks, const Kernel& kernel) {
   return out.str();
 }
 
+std::string hottest_phase(const TaskList& tasks, const Kernel& kernel) {
+  std::string phase;
+  double hottest = 0;
+  for (const PhaseTasks& p : tasks.phases)
+    for (const TaskKernel& k : p.kernels)
+      if (k.kernel == kernel.name && k.share_of_total > hottest)
+        hottest = k.share_of_total, phase = p.phase;
+  return phase;
+}
+
 std::vector<const Kernel*> sweep_order(const Manifest& manifest,
                                        const std::filesystem::path& state_dir, std::string* note,
                                        std::optional<TaskList>* tasks_out) {

@@ -28,6 +28,9 @@ std::vector<const Kernel*> order_by_workload(const Manifest& manifest, const Tas
 // launch count and typical grid/block there, and the phase that matters most,
 // with the manifest shapes of that phase. Empty when the kernel never ran.
 std::string workload_focus(const TaskList& tasks, const Kernel& kernel);
+// The phase where the kernel spends the largest share of the workload's GPU
+// time; empty when it never ran.
+std::string hottest_phase(const TaskList& tasks, const Kernel& kernel);
 
 // Splits a sweep's wall time `total_s` over the kernels of `order`: half of it
 // in equal parts (every kernel gets a look), the other half by each kernel's

@@ -245,6 +245,21 @@ Result<std::string> edit_manifest_text(const std::string& text, const ManifestEd
       }
     }
   }
+  if (!edit.launch.is_null()) {
+    if (!edit.launch.is_object() || !edit.launch.contains("grid") || !edit.launch.contains("block"))
+      return Error::bad_input("the new launch of '" + edit.kernel + "' has no grid or block");
+    auto launch = scan.member(impl_at, "launch");
+    if (!launch.ok()) return launch.error();
+    if (!*launch)
+      return Error::bad_input("kernel '" + edit.kernel +
+                              "' has no \"launch\" in kgate.json to change");
+    std::string text_launch = "{\"grid\": " + compact(edit.launch["grid"]) +
+                              ", \"block\": " + compact(edit.launch["block"]);
+    const nlohmann::json shared = edit.launch.value("shared_bytes", nlohmann::json(0));
+    if (!(shared.is_number_integer() && shared.get<int64_t>() == 0))
+      text_launch += ", \"shared_bytes\": " + shared.dump();
+    edits.push_back({(*launch)->value.begin, (*launch)->value.end, text_launch + "}"});
+  }
   // Apply from the end so earlier offsets stay valid.
   std::sort(edits.begin(), edits.end(),
             [](const Replacement& a, const Replacement& b) { return a.begin > b.begin; });

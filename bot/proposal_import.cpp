@@ -10,6 +10,7 @@
 #include "core/number_format.h"
 #include "core/version.h"
 #include "gate/git_tree.h"
+#include "runner/profile_comparison.h"
 
 namespace kgate::bot {
 namespace {
@@ -86,6 +87,63 @@ std::string roofline_text(const nlohmann::json& shapes, const std::string& devic
          " (every buffer counted once). No measured bandwidth ceiling is stored for " +
          (device.empty() ? "this device" : device) +
          ", so the distance to the roof is not stated; `kgate profile` on that GPU measures one.";
+}
+
+std::string launch_dims(const nlohmann::json& dims) {
+  std::string s = "[";
+  if (dims.is_array())
+    for (size_t i = 0; i < dims.size(); ++i)
+      s += (i ? ", " : "") + (dims[i].is_string() ? dims[i].get<std::string>() : dims[i].dump());
+  return s + "]";
+}
+
+std::string launch_expression_text(const nlohmann::json& l) {
+  const nlohmann::json shared = l.value("shared_bytes", nlohmann::json(0));
+  return "grid " + launch_dims(l.value("grid", nlohmann::json())) + ", block " +
+         launch_dims(l.value("block", nlohmann::json())) + ", shared_bytes " +
+         (shared.is_string() ? shared.get<std::string>() : shared.dump());
+}
+
+// Said plainly: kgate launches from kgate.json, but code that launches the
+// kernel itself (the deployed workload's host code) must follow.
+std::string launch_change_text(const nlohmann::json& after, const nlohmann::json& before) {
+  std::string s = "**This changes the launch: " + launch_expression_text(after) +
+                  "; your launcher must change too.**";
+  if (before.is_object()) s += " It was " + launch_expression_text(before) + ".";
+  s += "\n\nThe expressions are over the shape's variables and the tunables, as in "
+       "`kgate.json` (which this pull request updates: kgate launches from it). Host code that "
+       "launches the kernel itself must compute the same grid, block and dynamic shared memory "
+       "(bytes) for every size it runs, or the kernel runs with the wrong geometry.";
+  return s;
+}
+
+// The profiles of the original and of the best (agent/episode_profile.h):
+// the counters side by side, and each full summary under "before"/"after".
+void add_profiles(const nlohmann::json& profiles, PullRequestProposal& out) {
+  auto data = [](const nlohmann::json& o) -> std::optional<ProfileData> {
+    if (!o.is_object() || !o.contains("data") || !o["data"].is_object()) return std::nullopt;
+    try {
+      return ProfileData::from_json(o["data"]);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  };
+  const nlohmann::json before = profiles.value("before", nlohmann::json());
+  const nlohmann::json after = profiles.value("after", nlohmann::json());
+  auto b = data(before), a = data(after);
+  if (b && a) {
+    out.profile_comparison = render_comparison(*b, *a);
+    out.profile_where = "shape `" + a->shape + "`" + (a->device.empty() ? "" : ", " + a->device) +
+                        " (" + a->backend + ")";
+  }
+  auto summary = [](const nlohmann::json& o) {
+    if (!o.is_object()) return std::string();
+    std::string s = text(o, "summary");
+    if (s.empty() && !text(o, "error").empty()) s = "No profile: " + text(o, "error") + "\n";
+    return s.empty() ? s : "\n" + s;
+  };
+  out.profile_before += summary(before);
+  out.profile_after += summary(after);
 }
 
 }  // namespace
@@ -170,7 +228,11 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
     out.candidate_source = set_source_defaults(out.candidate_source, edit.tunable_defaults).text;
   for (const auto& flag : candidate.value("flags", nlohmann::json::array()))
     if (flag.is_string()) edit.extra_flags.push_back(flag.get<std::string>());
-  if (!edit.tunable_defaults.empty() || !edit.extra_flags.empty()) {
+  if (auto l = candidate.find("launch"); l != candidate.end() && l->is_object()) {
+    edit.launch = *l;
+    out.launch_change = launch_change_text(*l, candidate.value("launch_before", nlohmann::json()));
+  }
+  if (!edit.tunable_defaults.empty() || !edit.extra_flags.empty() || !edit.launch.is_null()) {
     Result<std::string> base_manifest = read_file_at(options.repo_dir, out.base_rev, *manifest_rel);
     if (!base_manifest.ok()) return base_manifest.error();
     Result<std::string> edited = edit_manifest_text(*base_manifest, edit);
@@ -218,6 +280,7 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
   const std::string where = "time and achieved bandwidth per shape (" + backend + "):\n";
   out.profile_before = where + moved_before + (res_before.empty() ? "" : "\n" + res_before);
   out.profile_after = where + moved_after + (res_after.empty() ? "" : "\n" + res_after);
+  add_profiles(p.value("profiles", nlohmann::json::object()), out);
   out.roofline = roofline_text(shapes, out.gpu, options.bandwidth_ceiling);
 
   // Every iteration: its plan (what it set out to do) and its reflection.

@@ -81,6 +81,8 @@ std::string pull_request_body(const PullRequestProposal& p, const std::string& h
   b +=
       ", correct on every declared shape, measured against `" + p.base_rev.substr(0, 12) + "`.\n\n";
 
+  if (!p.launch_change.empty()) b += "## This changes the launch\n\n" + p.launch_change + "\n\n";
+
   b += "## Per shape\n\n";
   b += "| shape | phase | before | after | change [95% CI] | max error | verdict |\n";
   b += "|---|---|---:|---:|---:|---:|---|\n";
@@ -94,6 +96,9 @@ std::string pull_request_body(const PullRequestProposal& p, const std::string& h
 
   if (!p.profile_before.empty() || !p.profile_after.empty()) {
     b += "## Profile\n\n";
+    if (!p.profile_where.empty())
+      b += "Profiled with `kgate profile` on " + p.profile_where + ".\n\n";
+    if (!p.profile_comparison.empty()) b += p.profile_comparison + "\n";
     b += "<details><summary>before</summary>\n\n" + fenced(p.profile_before) + "\n</details>\n\n";
     b +=
         "<details open><summary>after</summary>\n\n" + fenced(p.profile_after) + "\n</details>\n\n";

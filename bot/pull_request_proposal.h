@@ -43,6 +43,14 @@ struct PullRequestProposal {
   std::vector<ShapeRow> shapes;
   std::string profile_before;  // profile summaries (text or Markdown)
   std::string profile_after;
+  // The counters before and after (runner/profile_comparison.h, Markdown),
+  // and what they were measured on ("shape prefill-2k, NVIDIA H200"); empty
+  // when no profile was taken.
+  std::string profile_comparison;
+  std::string profile_where;
+  // The launch the candidate needs, said plainly for people whose own code
+  // launches the kernel (Markdown); empty when the launch is unchanged.
+  std::string launch_change;
   std::string roofline;  // where the kernel sits against the roofline
   std::string in_model;  // Markdown: validation inside the workload (gate/workload_validation.h)
   std::vector<IterationNote> iterations;

@@ -47,6 +47,11 @@ void add_agent_options(CLI::App& app, AgentCliOptions& o) {
                "Propose without validating inside the manifest's workload");
   app.add_flag("--sanitize", o.sanitize,
                "In-model validation also runs the candidate under compute-sanitizer");
+  app.add_option("--profile", o.profile,
+                 "Profile the original and each new best for the agent and the pull request: "
+                 "on (with CUPTI counters on a GPU), timing (no counters) or off")
+      ->check(CLI::IsMember({"on", "timing", "off"}))
+      ->capture_default_str();
   app.add_option("--evaluator", o.evaluator,
                  "gate (the gate's A/B) or ab (plain measure_shape A/B)")
       ->check(CLI::IsMember({"gate", "ab"}))
@@ -77,6 +82,8 @@ OptimizeOptions to_optimize_options(const AgentCliOptions& o, const Manifest& ma
   opt.evaluator = o.evaluator;
   opt.in_model = !o.no_in_model;
   opt.in_model_options.sanitize = o.sanitize;
+  opt.profile = o.profile != "off";
+  opt.profile_counters = o.profile == "on";
   opt.ab.min_samples = o.min_samples;
   opt.ab.max_samples = std::max(o.min_samples, o.max_samples);
   opt.ab.budget_s = o.shape_budget_s > 0 ? o.shape_budget_s : manifest.gate.budget_s;

@@ -28,8 +28,9 @@ struct AgentCliOptions {
   std::string shapes;         // comma-separated; empty: every shape
   std::string phases;         // comma-separated; empty: every phase
   std::string evaluator = "gate";
-  bool no_in_model = false;  // skip validation inside the manifest's workload
-  bool sanitize = false;     // in-model: one candidate run under compute-sanitizer
+  bool no_in_model = false;    // skip validation inside the manifest's workload
+  bool sanitize = false;       // in-model: one candidate run under compute-sanitizer
+  std::string profile = "on";  // "on", "timing" (no CUPTI counters) or "off"
 };
 
 void add_agent_options(CLI::App& app, AgentCliOptions& o);

@@ -84,7 +84,7 @@ struct ShapeGate {
   // What judged head's outputs ("host reference", "cuda reference", "base"),
   // with why the policy's choice could not judge, where it could not.
   std::string oracle;
-  RatioInterval interval;                 // head / base at the policy's confidence
+  RatioInterval interval;  // head / base at the policy's confidence
   double base_median_s = 0, head_median_s = 0;
   double head_p10_s = 0, head_p90_s = 0;
   int rounds = 0;             // interleaved pairs timed

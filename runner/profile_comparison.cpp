@@ -1,6 +1,7 @@
 #include "runner/profile_comparison.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <sstream>
 
 #include "runner/bottleneck.h"
@@ -27,6 +28,17 @@ std::string render_comparison(const ProfileData& before, const ProfileData& afte
     o << "| " << name << " | " << num(b, "%.1f") << " | " << num(a, "%.1f") << " | "
       << (a && b ? fmt("%+.1f", *a - *b) : "n/a") << " |\n";
   };
+  auto launch = [](const ProfileData& p) {
+    if (p.backend == "host") return std::string("one call (host)");
+    const LaunchDims& d = p.dims;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "grid (%u, %u, %u) block (%u, %u, %u)", d.grid[0], d.grid[1],
+                  d.grid[2], d.block[0], d.block[1], d.block[2]);
+    return std::string(buf) +
+           (d.shared_bytes ? " + " + std::to_string(d.shared_bytes) + " B shared" : "");
+  };
+  const std::string lb = launch(before), la = launch(after);
+  o << "| launch | " << lb << " | " << la << " | " << (lb == la ? "same" : "changed") << " |\n";
   auto tb = kernel_seconds(before), ta = kernel_seconds(after);
   o << "| kernel time | " << (tb ? seconds(*tb) : "n/a") << " | " << (ta ? seconds(*ta) : "n/a")
     << " | " << (ta && tb && *ta > 0 ? fmt("%.2fx faster", *tb / *ta) : "n/a") << " |\n";
@@ -60,6 +72,11 @@ std::string render_comparison(const ProfileData& before, const ProfileData& afte
     return double(p.resources.spill_store_bytes + std::max(0, p.resources.spill_load_bytes));
   };
   row_num("spill bytes", spill(before), spill(after));
+  auto stall = [](const ProfileData& p) {
+    auto s = text::top_stalls(p, 1);
+    return s.empty() ? std::string("n/a") : s[0].first + fmt(" (%.1f)", s[0].second);
+  };
+  o << "| top stall (cycles/instruction) | " << stall(before) << " | " << stall(after) << " | |\n";
   if (!before.missing.empty() || !after.missing.empty())
     o << "\nSome numbers are missing (n/a); the profiles say why.\n";
   return o.str();

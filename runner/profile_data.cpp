@@ -74,10 +74,12 @@ nlohmann::json ProfileData::to_json() const {
                       {"stalls", stalls},
                       {"missing", missing},
                       {"sampler", sampler},
+                      {"hot_regions_note", hot_regions_note},
                       {"hot_regions", nlohmann::json::array()}};
   if (theoretical) j["theoretical_occupancy"] = theoretical->to_json();
   if (ceilings) j["ceilings"] = ceilings->to_json();
   if (timed_seconds) j["timed_seconds"] = *timed_seconds;
+  if (max_shared_per_block > 0) j["max_shared_per_block"] = max_shared_per_block;
   for (const HotRegion& h : hot_regions) j["hot_regions"].push_back(h.to_json());
   return j;
 }
@@ -89,6 +91,7 @@ ProfileData ProfileData::from_json(const nlohmann::json& j) {
   p.backend = j.value("backend", "");
   p.device = j.value("device", "");
   p.multiprocessors = j.value("multiprocessors", 0);
+  p.max_shared_per_block = j.value("max_shared_per_block", int64_t{0});
   for (int i = 0; i < 3; ++i) {
     if (j.contains("grid")) p.dims.grid[i] = j["grid"].at(i).get<uint32_t>();
     if (j.contains("block")) p.dims.block[i] = j["block"].at(i).get<uint32_t>();
@@ -104,6 +107,7 @@ ProfileData ProfileData::from_json(const nlohmann::json& j) {
   if (j.contains("ceilings")) p.ceilings = Ceilings::from_json(j["ceilings"]);
   if (j.contains("timed_seconds")) p.timed_seconds = j["timed_seconds"].get<double>();
   p.sampler = j.value("sampler", "");
+  p.hot_regions_note = j.value("hot_regions_note", "");
   if (j.contains("hot_regions"))
     for (const auto& h : j["hot_regions"]) p.hot_regions.push_back(HotRegion::from_json(h));
   return p;

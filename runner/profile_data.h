@@ -105,6 +105,9 @@ struct ProfileData {
   std::string kernel, shape, backend;
   std::string device;  // "NVIDIA H200", "host: ..."
   int multiprocessors = 0;
+  // Dynamic shared memory one block may use on this GPU (the opt-in limit);
+  // 0 where unknown (the host, a profile that could not open the GPU).
+  int64_t max_shared_per_block = 0;
   LaunchDims dims;
   ResourceReport resources;
   std::optional<Occupancy> theoretical;
@@ -118,6 +121,10 @@ struct ProfileData {
   // How the hot regions were found and what the sampler saw ("pc sampling:
   // 3 ranges, 20480 samples, 0 dropped, ..."), for diagnosing an empty list.
   std::string sampler;
+  // Where the hot regions come from when not from PC sampling, and why
+  // ("executed-instruction counts ...: PC sampling attributed no sample to
+  // the kernel: every sample fell in ..."); empty for PC samples.
+  std::string hot_regions_note;
 
   // Numbers that could not be read: what and why ("hardware counters":
   // "no permission (ERR_NVGPUCTRPERM) ..."). Always said in the summary.

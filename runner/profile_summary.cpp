@@ -110,6 +110,8 @@ std::string render_summary(const ProfileData& p) {
     if (!h.sass.empty()) o << " `" << h.sass.substr(0, 40) << "`";
   }
   o << ".\n";
+  if (!p.hot_regions.empty() && !p.hot_regions_note.empty())
+    o << "  (From " << p.hot_regions_note.substr(0, 400) << ".)\n";
 
   // Numbers not measured, and numbers measured but impossible or unchecked:
   // a withheld number is said, never shown.

@@ -90,6 +90,12 @@ run_if workload_tests 590 "$D/bin/agent_gpu_tests" --gtest_filter='InModelGpu*'
 # one branch per kind of change, each gated against main: OUT/thirdparty/verdicts.md compares
 # each verdict and reason with bench/thirdparty/expected.json. Needs git and nvcc. ~5 minutes.
 run_if thirdparty 590 bash -c 'rm -rf /tmp/kgate-thirdparty && bash "$1/src/bench/thirdparty/make_repo.sh" /tmp/kgate-thirdparty > /dev/null && bash "$1/src/bench/thirdparty/run_verdicts.sh" "$1/bin/kgate" /tmp/kgate-thirdparty "$2/thirdparty"' _ "$D" "$OUT"
+# The tuner on bench/thirdparty's kernels with no tunables declared (block size, launch bounds,
+# register caps, unroll pragmas, cache hints), each episode profiled: OUT/untuned/untuned.md.
+# Needs git, nvcc and python3. ITERS moves per kernel (default 8).
+run_if untuned 590 bash "$D/src/bench/gpu/untuned.sh" "$D/bin/kgate" "$OUT" "${ITERS:-8}"
+# A rewrite measured with its own launch, and an episode's profile with counters (issue 17).
+run_if launch_tests 300 "$D/bin/agent_gpu_tests" --gtest_filter='CandidateLaunchGpu.*'
 # The gate's A/A bias on real gates (two separately compiled copies of every example kernel,
 # SEEDS seeds, >= 300 verdicts) and the detection of planted 2% slowdowns on >= 20 us shapes:
 # OUT/aa_bias/aa_bias.md. Resumable: run the stage again until the table has both parts

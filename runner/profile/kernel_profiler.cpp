@@ -6,7 +6,7 @@
 #include "core/log.h"
 #include "core/subprocess.h"
 #include "runner/cuda/cuda_toolkit.h"
-#include "runner/kernel_run.h"
+#include "runner/isolated_measure.h"
 #include "runner/launch_plan.h"
 #include "runner/profile/counter_profiler.h"
 #include "runner/profile/device_limits.h"
@@ -15,6 +15,7 @@
 #include "runner/profile/pc_sampling.h"
 #include "runner/profile/sass_branches.h"
 #include "runner/profile/sass_counts.h"
+#include "runner/reference.h"
 
 namespace kgate::profile {
 namespace {
@@ -53,8 +54,9 @@ ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape
   if (!kernel.ok()) return fail(kEverything, kernel.error());
   auto args = LaunchArgs::make(**gpu, *plan, r.seed);
   if (!args.ok()) return fail(kEverything, args.error());
-  ProfileData measured = profile_launch(**gpu, static_cast<cuda::CudaKernel&>(**kernel), plan->dims,
-                                        (*args)->args(), program.resources, *cubin, r.options);
+  ProfileData measured =
+      profile_launch(**gpu, static_cast<cuda::CudaKernel&>(**kernel), plan->dims, (*args)->args(),
+                     program.resources, *cubin, r.options, program.entry);
   measured.kernel = p.kernel;
   measured.shape = p.shape;
   measured.bytes_moved = p.bytes_moved;
@@ -81,38 +83,47 @@ Result<SampledPcs> count_shape_metric(const KernelProfileRequest& r, const Shape
   return count_sass_metric(device.context(), device.device(), launch, metric);
 }
 
-// Host backend: the harness times the kernel; counters do not exist.
-Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r) {
-  std::vector<ShapeMeasurement> measured;
-  Program program;
-  std::string backend;
-  // One run per named shape (or one over every shape).
-  std::vector<std::string> shapes = r.shapes.empty() ? std::vector<std::string>{""} : r.shapes;
-  for (const std::string& shape : shapes) {
-    KernelRunOptions run;
-    run.shape = shape;
-    run.seed = r.seed;
-    run.gpu = r.gpu;
-    auto report = run_kernel(*r.manifest, *r.kernel, *r.backend, run);
-    if (!report.ok()) return report.error();
-    if (!report->compiled)
-      return Error::bad_input(r.kernel->name + " does not compile:\n" + report->compile_error);
-    program = report->program;
-    backend = report->backend;
-    for (ShapeMeasurement& m : report->shapes) measured.push_back(std::move(m));
-  }
+// Host backend: the harness checks and times each shape in a measuring
+// child, as `kgate run` does; counters do not exist.
+Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r,
+                                              const Program& program) {
+  auto reference = build_reference(*r.kernel, r.manifest->root);
+  if (!reference.ok()) return reference.error();
+  if (!reference->ok)
+    return Error::bad_input("the reference of " + r.kernel->name + " does not compile:\n" +
+                            reference->digest());
+  const Implementation* impl = r.kernel->implementation(r.backend->name());
   std::vector<ProfileData> out;
-  for (const ShapeMeasurement& m : measured) {
+  for (size_t i = 0; i < r.kernel->shapes.size(); ++i) {
+    const Shape& shape = r.kernel->shapes[i];
+    if (!r.shapes.empty() &&
+        std::find(r.shapes.begin(), r.shapes.end(), shape.name) == r.shapes.end())
+      continue;
+    if (!shape.runs_on(r.backend->name())) continue;
+    progress("profiling " + r.kernel->name + " / " + shape.name);
+    MeasureRequest m;
+    m.kernel = r.kernel;
+    m.impl = impl;
+    m.shape = &shape;
+    m.backend = r.backend;
+    m.gpu = r.gpu;
+    m.head = &program;
+    m.reference = &reference->program;
+    m.seed = r.seed + i * 1000;
+    m.warmup = r.kernel->timing.warmup;
+    m.min_samples = m.max_samples = r.kernel->timing.samples;
+    m.budget_s = m.time_limit_s = r.kernel->timing.time_limit_s;
+    const ShapeMeasurement measured = measure_shape(m);
     ProfileData p;
-    p.kernel = m.kernel;
-    p.shape = m.shape;
-    p.backend = backend;
-    p.device = m.device.name;
+    p.kernel = r.kernel->name;
+    p.shape = shape.name;
+    p.backend = r.backend->name();
+    p.device = measured.device.name;
     p.resources = program.resources;
-    p.bytes_moved = m.bytes_moved;
-    if (!m.head_seconds.empty()) p.timed_seconds = median_of(m.head_seconds);
-    if (m.status != MeasureStatus::kPass)
-      p.missing["a clean run"] = std::string(to_string(m.status)) + ": " + m.reason;
+    p.bytes_moved = measured.bytes_moved;
+    if (!measured.head_seconds.empty()) p.timed_seconds = median_of(measured.head_seconds);
+    if (measured.status != MeasureStatus::kPass)
+      p.missing["a clean run"] = std::string(to_string(measured.status)) + ": " + measured.reason;
     p.missing[kCountersKey] =
         "the host backend runs kernels on the CPU, which has no GPU "
         "counters; this summary rests on timing and the compiler report";
@@ -126,7 +137,8 @@ Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r) {
 
 ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, const LaunchDims& dims,
                            const std::vector<ArgSlot>& args, const ResourceReport& resources,
-                           const std::string& cubin, const ProfileOptions& options) {
+                           const std::string& cubin, const ProfileOptions& options,
+                           const std::string& entry) {
   ProfileData p;
   p.backend = "cuda";
   p.device = gpu.info().name;
@@ -161,6 +173,7 @@ ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, cons
   // from the calculator.
   auto limits = sm_limits(gpu);
   if (limits.ok()) {
+    p.max_shared_per_block = limits->shared_per_sm - limits->reserved_shared_per_block;
     Occupancy occ = theoretical_occupancy(*limits, p.resources, dims);
     if (auto blocks = active_blocks(kernel.function(), dims);
         blocks.ok() && *blocks != occ.blocks_per_sm) {
@@ -204,7 +217,20 @@ ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, cons
     so.kernel_seconds = p.timed_seconds.value_or(0);
     so.sm_clock_hz = clock_hz;
     so.multiprocessors = p.multiprocessors;
-    auto sampled = sample_pcs(gpu.context(), launch_and_wait, so);
+    // A copy of the module loaded now, with sampling enabled, so CUPTI
+    // attributes its samples (pc_sampling.h); it lives until sampling ends.
+    std::vector<std::shared_ptr<cuda::CudaKernel>> copies;
+    ReloadForSampling reload;
+    if (!cubin.empty() && !entry.empty())
+      reload = [&]() -> Result<LaunchOnce> {
+        auto copy = gpu.load_image(cubin, entry);
+        if (!copy.ok()) return copy.error();
+        copies.push_back(std::shared_ptr<cuda::CudaKernel>(std::move(copy.value())));
+        cuda::CudaKernel* k = copies.back().get();
+        return LaunchOnce(
+            [&gpu, k, &dims, &args]() -> Status { return gpu.launch(*k, dims, args); });
+      };
+    auto sampled = sample_pcs(gpu.context(), launch_and_wait, so, reload, cubin);
     if (sampled.ok()) {
       p.sampler = sampled->log;
       p.hot_regions = top_regions(sampled->pcs, cubin_source_lookup(cubin));
@@ -212,6 +238,10 @@ ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, cons
       auto counted = count_instructions(gpu.context(), gpu.device(), launch_and_wait);
       if (counted.ok()) {
         p.sampler = sampled.error().message + "; fell back to " + counted->log;
+        // The reason alone (before the sampler's log), for the summary.
+        const std::string& why = sampled.error().message;
+        p.hot_regions_note = "executed-instruction counts (SASS metrics; no stall reasons), " +
+                             std::string("because ") + why.substr(0, why.find(" ("));
         p.hot_regions = top_regions(counted->pcs, cubin_source_lookup(cubin));
       } else {
         p.sampler = sampled.error().message + "; " + counted.error().message;
@@ -228,22 +258,26 @@ Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
   for (const std::string& name : r.shapes)
     if (!r.kernel->shape(name))
       return Error::bad_input(r.kernel->name + " has no shape '" + name + "'");
-  if (r.backend->name() == "host") return profile_host(r);
-
   const Implementation* impl = r.kernel->implementation(r.backend->name());
   if (!impl)
     return Error::bad_input(r.kernel->name + " has no \"" + r.backend->name() +
                             "\" implementation");
-  progress("compiling " + r.kernel->name + " (" + r.backend->name() + ", with line info)");
+  const bool host = r.backend->name() == "host";
+  progress("compiling " + r.kernel->name + " (" + r.backend->name() +
+           (host ? ")" : ", with line info)"));
   CompileRequest compile;
   compile.kernel = r.kernel;
   compile.impl = impl;
   compile.root = r.manifest->root;
-  compile.line_info = true;
+  compile.source_text = r.source_text;
+  compile.tunables = r.tunables;
+  compile.extra_flags = r.extra_flags;
+  compile.line_info = !host;
   auto compiled = r.backend->compile(compile);
   if (!compiled.ok()) return compiled.error();
   if (!compiled->ok)
     return Error::bad_input(r.kernel->name + " does not compile:\n" + compiled->digest());
+  if (host) return profile_host(r, compiled->program);
   const Program program = compiled->program;
   KernelProfileRequest request = r;
   if (r.options.roofline && r.options.fma_cubin.empty()) {

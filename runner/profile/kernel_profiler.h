@@ -6,6 +6,7 @@
 //
 // profile_kernel() does it for a manifest kernel, each shape in a forked
 // child so the parent never initializes CUDA.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,28 +32,38 @@ struct ProfileOptions {
 // In-process (child side), on the runner's own device: times `kernel` with
 // the gate's timing (CudaDevice::time_launch), then reads occupancy,
 // ceilings, counters and hot regions. `cubin` (may be empty) maps hot PCs to
-// source lines.
+// source lines; with `entry` (the symbol `kernel` was loaded by) PC sampling
+// runs a copy of it loaded after sampling is enabled (pc_sampling.h says why).
 ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, const LaunchDims& dims,
                            const std::vector<ArgSlot>& args, const ResourceReport& resources,
-                           const std::string& cubin, const ProfileOptions& options);
+                           const std::string& cubin, const ProfileOptions& options,
+                           const std::string& entry = "");
 
 struct KernelProfileRequest {
   const Manifest* manifest = nullptr;
+  // The manifest entry the launch is planned from (an episode passes a copy
+  // with a candidate's own launch).
   const Kernel* kernel = nullptr;
   Backend* backend = nullptr;
   std::vector<std::string> shapes;  // empty: every shape that runs on the backend
   int gpu = 0;
   uint64_t seed = 1;
   ProfileOptions options;
+  // Another version than the repository's file (an episode's candidate):
+  // its source text, tunables (missing names take their defaults) and extra
+  // compiler flags.
+  std::optional<std::string> source_text;
+  Variables tunables;
+  std::vector<std::string> extra_flags;
 };
 
 // Compiles the kernel (with line info) and profiles each shape: one child
 // times and profiles it, two more count its branches through the SASS
-// metrics API (sass_branches.h). On the host
-// backend there are no counters: timing from the harness plus the compiler
-// report, with the missing numbers named. An Error is bad input or
-// infrastructure; a kernel that fails in a shape's child is a ProfileData
-// whose `missing` says so.
+// metrics API (sass_branches.h). On the host backend there are no counters:
+// each shape is checked and timed by the harness in a measuring child
+// (kgate run's timing), the compiler report added, the missing numbers named. An Error is bad input
+// or infrastructure; a kernel that fails in a shape's child is a ProfileData whose `missing` says
+// so.
 Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& request);
 
 }  // namespace kgate::profile

@@ -52,9 +52,14 @@ Error pc_error(const std::string& step, CUptiResult r, const std::string& log) {
 struct Tally {
   std::map<std::pair<std::string, uint64_t>, PcCount> pcs;
   uint64_t pc_samples = 0, cupti_total = 0, dropped = 0, non_user = 0, records = 0;
+  uint64_t other_cubin = 0;  // samples at PCs of another module than the kernel's
+  uint64_t crc = 0;          // the kernel's cubin as CUPTI identifies it; 0: keep every PC
+  bool reloaded = false;
   bool buffer_full = false;
   int launches = 0, fills = 0;
   std::set<std::string> get_data_errors;
+  std::set<std::string> other_functions;  // names seen in other modules, for the log
+  std::string reload_error;               // why the fresh module could not be loaded
 
   void absorb(const CUpti_PCSamplingData& d, const std::map<uint32_t, std::string>& names) {
     cupti_total += d.totalSamples;
@@ -67,6 +72,12 @@ struct Tally {
       ++records;
       // functionName is shared by CUPTI across records; copied, never freed.
       std::string function = pc.functionName ? pc.functionName : "?";
+      if (crc != 0 && pc.cubinCrc != crc) {
+        // Another module's kernel (the harness's helpers): not the kernel's hot spots.
+        for (size_t s = 0; s < pc.stallReasonCount; ++s) other_cubin += pc.stallReason[s].samples;
+        if (other_functions.size() < 4) other_functions.insert(function);
+        continue;
+      }
       PcCount& c = pcs[{function, pc.pcOffset}];
       c.function = function;
       c.pc_offset = pc.pcOffset;
@@ -88,18 +99,41 @@ struct Tally {
         std::to_string(dropped) + " dropped, " + std::to_string(non_user) + " in non-user kernels" +
         (buffer_full ? ", HARDWARE BUFFER FULL" : "") + "), " + std::to_string(pcs.size()) +
         " PCs with " + std::to_string(pc_samples) + " samples";
+    if (other_cubin > 0) {
+      s += ", " + std::to_string(other_cubin) + " samples in other modules (";
+      bool first = true;
+      for (const std::string& f : other_functions) s += (first ? "" : ", ") + f, first = false;
+      s += ")";
+    }
+    if (!reloaded)
+      s += ", sampled the module loaded before sampling was enabled" +
+           (reload_error.empty() ? std::string() : " (reloading it failed: " + reload_error + ")");
     if (!get_data_errors.empty()) {
       s += "; cuptiPCSamplingGetData:";
       for (const std::string& e : get_data_errors) s += " " + e;
     }
+    if (pc_samples == 0) s += ": " + sampling_shortfall(counts());
     return s;
+  }
+
+  SamplingCounts counts() const {
+    SamplingCounts c;
+    c.cupti_total = cupti_total;
+    c.dropped = dropped;
+    c.non_user = non_user;
+    c.kept = pc_samples;
+    c.other_cubin = other_cubin;
+    c.buffer_full = buffer_full;
+    c.reloaded = reloaded;
+    return c;
   }
 };
 
 // One enable/configure/ranges/disable cycle in one collection mode.
-Result<Tally> collect(CUcontext context, const LaunchOnce& launch,
+Result<Tally> collect(CUcontext context, const LaunchOnce& original,
                       CUpti_PCSamplingCollectionMode mode, uint32_t period,
-                      const SamplingOptions& options, const std::string& log) {
+                      const SamplingOptions& options, const std::string& log,
+                      const ReloadForSampling& reload, uint64_t crc) {
   CUpti_PCSamplingEnableParams enable{};
   enable.size = CUpti_PCSamplingEnableParamsSize;
   enable.ctx = context;
@@ -170,6 +204,18 @@ Result<Tally> collect(CUcontext context, const LaunchOnce& launch,
     return pc_error("cuptiPCSamplingSetConfigurationAttribute", r, log);
 
   Tally tally;
+  tally.crc = crc;
+  // The module CUPTI attributes samples to: one loaded now, with sampling enabled.
+  LaunchOnce launch = original;
+  if (reload) {
+    auto fresh = reload();
+    if (fresh.ok()) {
+      launch = *fresh;
+      tally.reloaded = true;
+    } else {
+      tally.reload_error = fresh.error().message;
+    }
+  }
   auto drain = [&] {
     // The stop put the range's first PCs into the configured buffer...
     tally.absorb(buffer.data, reason_name);
@@ -237,18 +283,52 @@ std::string short_stall_name(const std::string& name) {
   return name;
 }
 
+std::string sampling_shortfall(const SamplingCounts& c) {
+  if (c.kept > 0) return "";
+  if (c.cupti_total == 0)
+    return "CUPTI counted no sample at all (the launches may be shorter than one period, or "
+           "sampling is not supported here)";
+  if (c.buffer_full)
+    return "the hardware buffer filled, after which CUPTI reports no PCs (a longer period "
+           "helps)";
+  if (c.dropped >= c.cupti_total) return "every sample was dropped by the hardware (backpressure)";
+  if (c.non_user > 0 && c.non_user + c.dropped >= c.cupti_total)
+    return std::string(
+               "every sample fell in kernels CUPTI does not attribute to a module it saw "
+               "loaded (\"non-user kernels\"); ") +
+           (c.reloaded ? "the kernel's module was loaded after sampling was enabled, so CUPTI "
+                         "should have seen it: a driver or CUPTI limitation on this GPU"
+                       : "the kernel's module was loaded before sampling was enabled, so CUPTI "
+                         "never registered it");
+  if (c.other_cubin > 0)
+    return "the samples CUPTI attributed were all in other modules than the kernel's";
+  return "CUPTI counted samples but gave no PC records for them";
+}
+
 Result<SampledPcs> sample_pcs(CUcontext context, const LaunchOnce& launch,
-                              const SamplingOptions& options) {
+                              const SamplingOptions& options, const ReloadForSampling& reload,
+                              const std::string& cubin) {
   uint32_t period = sampling_period_exponent(options.kernel_seconds, options.sm_clock_hz,
                                              options.multiprocessors);
   std::string log;
+  // CUPTI's identity of the kernel's cubin, to keep only its PCs.
+  uint64_t crc = 0;
+  if (!cubin.empty()) {
+    CUpti_GetCubinCrcParams c{};
+    c.size = CUpti_GetCubinCrcParamsSize;
+    c.cubin = cubin.data();
+    c.cubinSize = cubin.size();
+    if (cuptiGetCubinCrc(&c) == CUPTI_SUCCESS) crc = c.cubinCrc;
+  }
   const std::pair<CUpti_PCSamplingCollectionMode, const char*> modes[] = {
       {CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED, "kernel-serialized"},
       {CUPTI_PC_SAMPLING_COLLECTION_MODE_CONTINUOUS, "continuous"},
   };
+  std::string shortfall;
   for (const auto& [mode, name] : modes) {
-    auto tally = collect(context, launch, mode, period, options, log);
+    auto tally = collect(context, launch, mode, period, options, log, reload, crc);
     if (!tally.ok()) return tally.error();
+    shortfall = sampling_shortfall(tally->counts());
     log += (log.empty() ? "" : "; then ") + tally->describe(name, period);
     if (tally->pc_samples == 0) continue;
     SampledPcs out;
@@ -257,7 +337,8 @@ Result<SampledPcs> sample_pcs(CUcontext context, const LaunchOnce& launch,
     for (auto& [key, pc] : tally->pcs) out.pcs.push_back(std::move(pc));
     return out;
   }
-  return Error::infrastructure("PC sampling recorded no samples in the kernel (" + log + ")");
+  return Error::infrastructure("PC sampling attributed no sample to the kernel: " + shortfall +
+                               " (" + log + ")");
 }
 
 }  // namespace kgate::profile

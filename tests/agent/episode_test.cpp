@@ -94,6 +94,21 @@ TEST(TunerEpisode, ImprovesRecordsLearnsAndResumes) {
   }
   EXPECT_NE(disk->bounds->ceiling_note.find("host backend"), std::string::npos);
 
+  // The original and each new best were profiled in a child (the host's
+  // degraded summary says it has no counters), and the prompt shows the
+  // current best's profile.
+  ASSERT_FALSE(disk->profiles.empty());
+  EXPECT_EQ(disk->profiles.front().iteration, 0);
+  EXPECT_EQ(disk->profiles.back().iteration, disk->best_iteration);
+  for (const ProfileObservation& p : disk->profiles) {
+    EXPECT_TRUE(p.ok()) << p.error;
+    EXPECT_NE(p.summary.find("counters"), std::string::npos) << p.summary;
+    EXPECT_FALSE(p.shape.empty());
+  }
+  EXPECT_NE(disk->iterations[0].prompt.find("Profile of the current best (the original) on shape"),
+            std::string::npos)
+      << disk->iterations[0].prompt;
+
   // The proposal for the bot.
   ASSERT_FALSE(first->proposal.empty());
   auto proposal = nlohmann::json::parse(testing::read(first->proposal));
@@ -102,6 +117,9 @@ TEST(TunerEpisode, ImprovesRecordsLearnsAndResumes) {
   EXPECT_GT(proposal["speedup_geomean"].get<double>(), 1.05);
   EXPECT_TRUE(proposal["candidate"]["tunable_defaults_changed"].contains("ACCUMULATORS"));
   EXPECT_FALSE(proposal["plan"].empty());
+  EXPECT_EQ(proposal["profiles"]["before"]["iteration"], 0);
+  EXPECT_EQ(proposal["profiles"]["after"]["iteration"], rec.best_iteration);
+  EXPECT_EQ(proposal["profiles"]["after"]["shape"], proposal["profiles"]["before"]["shape"]);
 
   // Lessons are stored ...
   auto store = ExperienceStore::open(repo / ".kgate" / "experience.sqlite");

@@ -108,5 +108,43 @@ TEST(ManifestEditTest, FlatKernelsCommentsInsideAndBadRequests) {
   EXPECT_NE(no_tunable.error().message.find("no tunable 'W'"), std::string::npos);
 }
 
+TEST(ManifestEditTest, ACandidatesLaunchReplacesTheImplementationsLaunch) {
+  const std::string text = example_manifest();
+  ManifestEdit edit{.kernel = "rmsnorm", .backend = "cuda"};
+  edit.launch = {{"grid", {"ceil_div(rows, 8)"}}, {"block", {32, 8}}, {"shared_bytes", 0}};
+  auto edited = edit_manifest_text(text, edit);
+  ASSERT_TRUE(edited.ok()) << edited.error().message;
+  auto lines = changed_lines(text, *edited);
+  ASSERT_EQ(lines.size(), 1u) << *edited;
+  EXPECT_EQ(lines[0],
+            "          \"launch\": {\"grid\": [\"ceil_div(rows, 8)\"], \"block\": [32, 8]},");
+  auto manifest = parse_manifest(*edited, "kgate.json", testing::example_dir());
+  ASSERT_TRUE(manifest.ok()) << manifest.error().message;
+  const Implementation* impl = manifest->kernel("rmsnorm")->implementation("cuda");
+  ASSERT_EQ(impl->launch.block.size(), 2u);
+  EXPECT_EQ(impl->launch.grid[0].text(), "ceil_div(rows, 8)");
+  // The reference kernel's launch (the same words further down) is left alone.
+  EXPECT_NE(edited->find("\"launch\": {\"grid\": [\"rows\"], \"block\": [256]}"),
+            std::string::npos);
+
+  // Shared memory is written when there is some.
+  edit.launch["shared_bytes"] = "BLOCK * 4";
+  auto shared = edit_manifest_text(text, edit);
+  ASSERT_TRUE(shared.ok()) << shared.error().message;
+  EXPECT_NE(shared->find("\"block\": [32, 8], \"shared_bytes\": \"BLOCK * 4\"}"), std::string::npos)
+      << *shared;
+
+  // The host implementation has no launch to change; a launch needs grid and block.
+  auto host = edit_manifest_text(
+      text, {.kernel = "rmsnorm", .backend = "host", .launch = {{"grid", {1}}, {"block", {1}}}});
+  ASSERT_FALSE(host.ok());
+  EXPECT_NE(host.error().message.find("has no \"launch\""), std::string::npos)
+      << host.error().message;
+  auto half =
+      edit_manifest_text(text, {.kernel = "rmsnorm", .backend = "cuda", .launch = {{"grid", {1}}}});
+  ASSERT_FALSE(half.ok());
+  EXPECT_NE(half.error().message.find("no grid or block"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kgate::bot

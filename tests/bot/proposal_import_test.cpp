@@ -10,6 +10,7 @@
 #include "bot/pull_request_body.h"
 #include "bot/pull_request_publisher.h"
 #include "bot_test_repo.h"
+#include "runner/profile_summary.h"
 
 namespace kgate::bot {
 namespace {
@@ -242,6 +243,79 @@ TEST(ProposalImportTest, ClearErrorsForWhatCannotBeProposed) {
   r = import_proposal(tuning_proposal("x"), options);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("detached HEAD"), std::string::npos) << r.error().message;
+}
+
+// A rewrite with its own launch on the GPU, profiled before and after
+// (agent/proposal.cpp writes "launch", "launch_before" and "profiles").
+TEST(ProposalImportTest, ALaunchChangeReachesKgateJsonAndTheProfileIsComparedInTheBody) {
+  ExampleRepo repo;
+  const std::string source = testing::read(repo.kernels / "csrc/rmsnorm.cu");
+  nlohmann::json p = tuning_proposal(source + "// one warp per row\n");
+  p["backend"] = "cuda";
+  p["source"] = "csrc/rmsnorm.cu";
+  p["device"]["name"] = "NVIDIA H200";
+  p["candidate"]["source_changed"] = true;
+  p["candidate"]["tunables"] = nlohmann::json::object();
+  p["candidate"]["tunable_defaults_changed"] = nlohmann::json::object();
+  p["candidate"]["launch"] = {
+      {"grid", {"ceil_div(rows, 8)"}}, {"block", {32, 8}}, {"shared_bytes", 0}};
+  p["candidate"]["launch_before"] = {{"grid", {"rows"}}, {"block", {"BLOCK"}}, {"shared_bytes", 0}};
+  auto profile = [](int iteration, uint32_t grid, uint32_t block, double seconds) {
+    ProfileData d;
+    d.kernel = "rmsnorm";
+    d.shape = "prefill-2k";
+    d.backend = "cuda";
+    d.device = "NVIDIA H200";
+    d.dims.grid[0] = grid;
+    d.dims.block[0] = block;
+    d.timed_seconds = seconds;
+    d.missing["hardware counters"] = "recorded without counters for this test";
+    return nlohmann::json{{"iteration", iteration},
+                          {"shape", "prefill-2k"},
+                          {"summary", render_summary(d)},
+                          {"bottleneck", "unknown"},
+                          {"data", summary_json(d)}};
+  };
+  p["profiles"] = {{"before", profile(0, 2048, 256, 200e-6)},
+                   {"after", profile(1, 256, 32, 100e-6)}};
+
+  ProposalImportOptions options;
+  options.repo_dir = repo.kernels;
+  options.manifest_path = repo.kernels / "kgate.json";
+  auto pr = import_proposal(p, options);
+  ASSERT_TRUE(pr.ok()) << pr.error().message;
+  ASSERT_EQ(pr->other_files.size(), 1u);
+  EXPECT_NE(pr->other_files[0].text.find(
+                "\"launch\": {\"grid\": [\"ceil_div(rows, 8)\"], \"block\": [32, 8]}"),
+            std::string::npos)
+      << pr->other_files[0].text;
+  EXPECT_NE(pr->launch_change.find("your launcher must change too"), std::string::npos);
+  EXPECT_NE(pr->launch_change.find("It was grid [rows], block [BLOCK], shared_bytes 0"),
+            std::string::npos)
+      << pr->launch_change;
+  EXPECT_EQ(pr->profile_where, "shape `prefill-2k`, NVIDIA H200 (cuda)");
+  EXPECT_NE(pr->profile_comparison.find("| launch | grid (2048, 1, 1) block (256, 1, 1) | grid "
+                                        "(256, 1, 1) block (32, 1, 1) | changed |"),
+            std::string::npos)
+      << pr->profile_comparison;
+  EXPECT_NE(pr->profile_comparison.find("2.00x faster"), std::string::npos)
+      << pr->profile_comparison;
+
+  const std::string body = pull_request_body(*pr, "");
+  for (const std::string& section :
+       {std::string("## This changes the launch"), std::string("## Profile"),
+        std::string("Profiled with `kgate profile` on shape `prefill-2k`, NVIDIA H200 (cuda)."),
+        std::string("| kernel time |")})
+    EXPECT_NE(body.find(section), std::string::npos) << section << "\n" << body;
+  EXPECT_LT(body.find("## This changes the launch"), body.find("## Per shape"))
+      << "a reviewer sees the launch change before the numbers";
+
+  // Without profiles the Profile section is the timing one, with no comparison.
+  p.erase("profiles");
+  auto plain = import_proposal(p, options);
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  EXPECT_EQ(plain->profile_comparison, "");
+  EXPECT_EQ(pull_request_body(*plain, "").find("Profiled with"), std::string::npos);
 }
 
 }  // namespace

@@ -168,7 +168,7 @@ TEST_F(GateSides, AnIncorrectBaseIsReportedAndItsSpeedNotHeldAgainstTheHead) {
   ASSERT_TRUE(s.base_check.has_value());
   EXPECT_FALSE(s.base_check->passed);
   EXPECT_EQ(s.base_note.rfind("the base is itself incorrect on this shape (against the head's "
-                              "reference): element 0 of 'out'",
+                              "oracle): element 0 of 'out'",
                               0),
             0u)
       << s.base_note;

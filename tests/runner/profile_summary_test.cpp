@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "runner/profile/occupancy.h"
+#include "runner/profile/pc_sampling.h"
 #include "runner/profile_summary.h"
 #include "runner/profile_table.h"
 #include "runner/profile_text.h"
@@ -466,6 +467,46 @@ TEST(Occupancy, H100LimitersFromTheOccupancyCalculator) {
 
   d.block[0] = 2048;
   EXPECT_EQ(theoretical_occupancy(h100, r, d).blocks_per_sm, 0);
+}
+
+// Hot lines that did not come from PC sampling say where they came from and
+// why sampling gave nothing (runner/profile/pc_sampling.h).
+TEST(ProfileSummary, HotLinesFromTheFallbackSayWhySamplingGaveNothing) {
+  ProfileData p = base_profile();
+  HotRegion h;
+  h.function = "k";
+  h.share_pct = 60;
+  h.source = "csrc/k.cu:12";
+  p.hot_regions.push_back(h);
+  EXPECT_EQ(render_summary(p).find("(From "), std::string::npos) << "PC samples need no note";
+  profile::SamplingCounts c;
+  c.cupti_total = 20000;
+  c.non_user = 20000;
+  p.hot_regions_note = "executed-instruction counts (SASS metrics; no stall reasons), because " +
+                       profile::sampling_shortfall(c);
+  const std::string s = render_summary(p);
+  EXPECT_NE(s.find("(From executed-instruction counts"), std::string::npos) << s;
+  EXPECT_NE(s.find("non-user kernels"), std::string::npos) << s;
+  EXPECT_LE(count_words(s), kMaxSummaryWords);
+}
+
+TEST(ProfileSummary, SamplingShortfallNamesWhatCuptiSaw) {
+  profile::SamplingCounts c;
+  EXPECT_NE(profile::sampling_shortfall(c).find("no sample at all"), std::string::npos);
+  c.cupti_total = 1000;
+  c.buffer_full = true;
+  EXPECT_NE(profile::sampling_shortfall(c).find("hardware buffer filled"), std::string::npos);
+  c.buffer_full = false;
+  c.dropped = 1000;
+  EXPECT_NE(profile::sampling_shortfall(c).find("dropped"), std::string::npos);
+  c.dropped = 10;
+  c.non_user = 990;
+  EXPECT_NE(profile::sampling_shortfall(c).find("loaded after sampling was enabled"),
+            std::string::npos);
+  c.reloaded = false;
+  EXPECT_NE(profile::sampling_shortfall(c).find("never registered it"), std::string::npos);
+  c.kept = 5;
+  EXPECT_EQ(profile::sampling_shortfall(c), "") << "samples reached the kernel";
 }
 
 }  // namespace

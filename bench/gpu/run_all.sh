@@ -35,6 +35,8 @@ run_if() { local name=$1; shift; if [ ${#stages[@]} -eq 0 ] || [[ " ${stages[*]}
 export KGATE_STATE_DIR=/tmp/kgate-state
 # The GPU tests apart from the long ones that have their own stage below.
 run_if tests 300 bash -c "$D/bin/gate_gpu_tests; $D/bin/runner_tests; $D/bin/runner_gpu_tests --gtest_filter='-ExampleTunablesGpu.*:ProfileGpu.*:CudaGpuTest.EveryExampleKernelIsCorrectOnEveryShape:ReferenceKernelsGpu.*'"
+# The gate's own GPU tests (each side's launch, memory rules, compute-sanitizer) and the NVRTC compiles.
+run_if gate_tests 120 bash -c "$D/bin/gate_gpu_tests; $D/bin/runner_tests --gtest_filter='CudaCompileTest.*'"
 # Every tunable value of every CUDA example kernel, correct on the edge shapes and one decode shape.
 run_if tunables 300 "$D/bin/runner_gpu_tests" --gtest_filter='ExampleTunablesGpu.*'
 run_if profile_tests 400 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.*'

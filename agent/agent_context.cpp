@@ -276,6 +276,10 @@ AgentRequest build_propose_request(const ContextInput& in) {
       header += (first ? "" : ",") + n + "=" + std::to_string(v);
       first = false;
     }
+    for (const auto& [n, v] : s.float_variables) {
+      header += (first ? "" : ",") + n + "=" + nlohmann::json(v).dump();
+      first = false;
+    }
     header += ")";
   }
   header += "\n";

@@ -98,12 +98,14 @@ nlohmann::json MisalignedCheck::to_json() const {
   for (const Entry& e : entries_) {
     nlohmann::json vars = nlohmann::json::object();
     for (const auto& [k, v] : e.shape.variables) vars[k] = v;
+    for (const auto& [k, v] : e.shape.float_variables) vars[k] = v;
     shapes.push_back({{"name", e.shape.name}, {"variables", vars}, {"status", e.status}});
   }
   if (!established_)
     for (const Shape& s : derived_.shapes) {
       nlohmann::json vars = nlohmann::json::object();
       for (const auto& [k, v] : s.variables) vars[k] = v;
+      for (const auto& [k, v] : s.float_variables) vars[k] = v;
       shapes.push_back({{"name", s.name}, {"variables", vars}, {"status", "not yet checked"}});
     }
   return {{"seed", derived_.seed}, {"shapes", shapes}};

@@ -62,6 +62,8 @@ std::string shape_variables_text(const Shape& shape) {
   std::string s;
   for (const auto& [k, v] : shape.variables)
     s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+  for (const auto& [k, v] : shape.float_variables)
+    s += (s.empty() ? "" : ", ") + k + "=" + nlohmann::json(v).dump();
   return s;
 }
 
@@ -94,6 +96,7 @@ MisalignedShapes derive_misaligned_shapes(const Kernel& kernel, const Implementa
     d.json_path = "derived from " + base.json_path;
     for (const auto& [k, x] : base.variables)
       d.variables[k] = x > 1 ? misaligned_value(x, style, rng) : x;
+    d.float_variables = base.float_variables;  // per-shape float scalars follow the base
     // Small enough to check cheaply: halve the largest size (kept odd).
     for (int guard = 0; guard < 64; ++guard) {
       auto plan = plan_launch(kernel, &impl, d, {});

@@ -1,6 +1,6 @@
 #include "core/arg_loader.h"
 
-#include <stdexcept>
+#include <regex>
 
 namespace kgate {
 
@@ -115,17 +115,27 @@ Result<Arg> load_arg(const ManifestReader& reader, const json& a, const std::str
       if (value->is_number()) {
         arg.float_value = value->get<double>();
       } else if (value->is_string()) {
+        // A number written as text ("1e-6", "inf") stays a number; a name is
+        // a shape variable: each shape passes its own value (checked against
+        // every shape by the manifest loader).
+        const std::string text = value->get<std::string>();
+        bool parsed = false;
         try {
           size_t used = 0;
-          arg.float_value = std::stod(value->get<std::string>(), &used);
-          if (used != value->get<std::string>().size()) throw std::invalid_argument("tail");
+          arg.float_value = std::stod(text, &used);
+          parsed = used == text.size();
         } catch (const std::exception&) {
-          return reader.fail(path + ".value",
-                             "expected a number, got \"" + value->get<std::string>() + "\"");
+        }
+        if (!parsed) {
+          if (!std::regex_match(text, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+            return reader.fail(path + ".value",
+                               "expected a number or a shape variable name, got \"" + text + "\"");
+          arg.float_value = 0.0;
+          arg.float_variable = text;
         }
       } else {
-        return reader.fail(path + ".value",
-                           "expected a number, got " + std::string(value->type_name()));
+        return reader.fail(path + ".value", "expected a number or a shape variable name, got " +
+                                                std::string(value->type_name()));
       }
     } else {
       auto e = reader.get_expression(*value, path + ".value");

@@ -26,6 +26,12 @@ Variables Kernel::variables(const Shape& s, const Variables& tunables) const {
   return out;
 }
 
+std::optional<double> Shape::number(const std::string& name) const {
+  if (auto f = float_variables.find(name); f != float_variables.end()) return f->second;
+  if (auto i = variables.find(name); i != variables.end()) return static_cast<double>(i->second);
+  return std::nullopt;
+}
+
 bool Shape::runs_on(std::string_view backend) const {
   if (backends.empty()) return true;
   for (const std::string& b : backends)

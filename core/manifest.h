@@ -5,7 +5,8 @@
 // Invariants after a successful load (manifest_loader.h): kernel and shape
 // names are unique; every expression parses and evaluates without error for
 // every shape with each tunable at its default (first) value; every buffer
-// count is positive; every kernel has at least one output and a reference.
+// count is positive; every float scalar naming a variable finds it in every
+// shape; every kernel has at least one output and a reference.
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -40,9 +41,12 @@ struct Arg {
   ArgRole role = ArgRole::kInput;
   Expression count = Expression::constant(1);
   InitSpec init;
-  // Scalars: integer types take an expression, float types a number.
+  // Scalars: integer types take an expression, float types a number or the
+  // name of a shape variable (float_variable, non-empty: the value is the
+  // shape's, Shape::number).
   Expression int_value = Expression::constant(0);
   double float_value = 0.0;
+  std::string float_variable;
   std::string json_path;  // "kernels[0].args[2]", for messages
 };
 
@@ -90,8 +94,11 @@ std::optional<ShapeTiming> shape_timing_from_string(std::string_view text);
 
 struct Shape {
   std::string name;
-  std::string phase;                  // "decode", "prefill", "edge", or any word
-  Variables variables;                // every integer field of the shape
+  std::string phase;    // "decode", "prefill", "edge", or any word
+  Variables variables;  // every integer field of the shape
+  // Every non-integer number field ("eps": 1e-6): read by float scalars
+  // only, never by the integer expressions (counts, launch, int scalars).
+  std::map<std::string, double> float_variables;
   std::vector<std::string> backends;  // empty: every backend
   // As written on the shape; nullopt: the gate's default for its phase
   // (GatePolicy::timing_of).
@@ -99,6 +106,8 @@ struct Shape {
   std::string json_path;
 
   bool runs_on(std::string_view backend) const;
+  // The variable `name` as a number, float or integer; nullopt if absent.
+  std::optional<double> number(const std::string& name) const;
 };
 
 struct Reference {

@@ -207,7 +207,7 @@ Status Loader::check_expressions(const Kernel& kernel) const {
     const Implementation& impl = *each;
     for (const Tunable& t : impl.tunables)
       for (const Shape& s : kernel.shapes)
-        if (s.variables.count(t.name))
+        if (s.variables.count(t.name) || s.float_variables.count(t.name))
           return fail(impl.json_path + ".tunables." + t.name,
                       "name is also a variable of shape '" + s.name + "'");
     // One compile serves every shape: template arguments cannot follow a shape.
@@ -220,6 +220,11 @@ Status Loader::check_expressions(const Kernel& kernel) const {
     for (const Shape& shape : kernel.shapes) {
       Variables vars = kernel.variables(shape, impl.default_tunables());
       auto eval = [&](const Expression& e, const std::string& path, int64_t min) -> Status {
+        for (const std::string& n : e.names())
+          if (shape.float_variables.count(n) && !vars.count(n))
+            return fail(path, "'" + n + "' is a non-integer variable of shape '" + shape.name +
+                                  "'; counts, launch dimensions and integer scalars take "
+                                  "integer variables (float scalars may name it)");
         auto value = e.evaluate(vars);
         if (!value.ok()) return fail(path, value.error().message + " (shape '" + shape.name + "')");
         if (*value < min)
@@ -236,6 +241,10 @@ Status Loader::check_expressions(const Kernel& kernel) const {
           }
         } else if (!dtype_is_float(arg.dtype)) {
           KGATE_RETURN_IF_ERROR(eval(arg.int_value, arg.json_path + ".value", INT64_MIN));
+        } else if (!arg.float_variable.empty() && !shape.number(arg.float_variable)) {
+          return fail(arg.json_path + ".value",
+                      "shape '" + shape.name + "' has no variable '" + arg.float_variable +
+                          "' (a float scalar naming a shape variable needs it in every shape)");
         }
       }
       for (size_t i = 0; i < impl.launch.grid.size(); ++i)

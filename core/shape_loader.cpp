@@ -46,13 +46,17 @@ Result<Shape> load_shape(const ManifestReader& reader, const nlohmann::json& s,
       shape.timing = *timing;
       continue;
     }
-    if (!value.is_number_integer())
-      return reader.fail(
-          path + "." + key,
-          std::string("a shape variable must be an integer, got ") + value.type_name());
+    if (!value.is_number())
+      return reader.fail(path + "." + key, std::string("a shape variable must be a number, got ") +
+                                               value.type_name());
     if (!std::regex_match(key, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
       return reader.fail(path + "." + key, "a shape variable name must be a C identifier");
-    shape.variables[key] = value.get<int64_t>();
+    // Integers feed counts and launch expressions; other numbers (1e-6,
+    // 0.125) only float scalars that name them.
+    if (value.is_number_integer())
+      shape.variables[key] = value.get<int64_t>();
+    else
+      shape.float_variables[key] = value.get<double>();
   }
   if (shape.variables.empty())
     return reader.fail(path, "a shape needs at least one integer variable (rows, cols, ...)");

@@ -53,7 +53,15 @@ Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl,
     } else {
       a.scalar.size = dtype_size(arg.dtype);
       if (dtype_is_float(arg.dtype)) {
-        store_from_double(arg.dtype, a.scalar.bytes, 0, arg.float_value);
+        double value = arg.float_value;
+        if (!arg.float_variable.empty()) {
+          auto per_shape = shape.number(arg.float_variable);
+          if (!per_shape)
+            return Error::bad_input(where(arg.json_path + ".value") +
+                                    ": the shape has no variable '" + arg.float_variable + "'");
+          value = *per_shape;
+        }
+        store_from_double(arg.dtype, a.scalar.bytes, 0, value);
       } else {
         auto value = arg.int_value.evaluate(vars);
         if (!value.ok()) return value.error().with_context(where(arg.json_path + ".value"));

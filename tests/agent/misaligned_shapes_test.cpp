@@ -51,6 +51,24 @@ TEST(MisalignedShapes, SmallSeededAndMisaligned) {
   EXPECT_EQ(shape_variables_text(a.shapes[0]).find("cols="), 0u);
 }
 
+TEST(MisalignedShapes, KeepTheBaseShapesFloatVariables) {
+  // Without them a float scalar naming "scale" has no value on the derived shape.
+  auto m = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "per-shape-scalars");
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  const Kernel& k = *m->kernel("scaled");
+  const Implementation& impl = *k.implementation("host");
+  MisalignedShapes derived = derive_misaligned_shapes(k, impl, 7);
+  ASSERT_FALSE(derived.shapes.empty()) << (derived.skipped.empty() ? "" : derived.skipped[0]);
+  for (const Shape& s : derived.shapes) {
+    ASSERT_EQ(s.float_variables.count("scale"), 1u) << s.name;
+    auto plan = plan_launch(k, &impl, s, {});
+    ASSERT_TRUE(plan.ok()) << plan.error().message;
+    EXPECT_DOUBLE_EQ(load_as_double(DType::kFloat32, plan->args[3].scalar.bytes, 0),
+                     s.float_variables.at("scale"));
+    EXPECT_NE(shape_variables_text(s).find("scale="), std::string::npos);
+  }
+}
+
 TEST(MisalignedShapes, SkipsShapesThatBreakTheManifestsInvariants) {
   // A buffer whose count is only positive for cols above 4000: every
   // smaller derived shape is skipped, with the expression's complaint.

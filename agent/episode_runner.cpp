@@ -458,9 +458,9 @@ Status EpisodeLoop::gate(IterationRecord& it, const Candidate& cand) {
     it.outcome = "improved";
     it.accepted = true;
   } else {
-    bool slower =
-        std::any_of(eval->shapes.begin(), eval->shapes.end(),
-                    [](const ShapeEvaluation& s) { return s.counts && s.verdict == ShapeVerdict::kSlower; });
+    bool slower = std::any_of(
+        eval->shapes.begin(), eval->shapes.end(),
+        [](const ShapeEvaluation& s) { return s.counts && s.verdict == ShapeVerdict::kSlower; });
     it.outcome = slower ? "slower" : "no-gain";
   }
   progress("iteration " + std::to_string(it.index) + ": " + it.outcome + " — " + eval->summary);

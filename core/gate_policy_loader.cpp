@@ -10,11 +10,11 @@ namespace kgate {
 
 Result<GatePolicy> load_gate_policy(const ManifestReader& reader, const nlohmann::json& gate) {
   if (!gate.is_object()) return reader.fail("gate", "expected an object");
-  KGATE_RETURN_IF_ERROR(
-      reader.check_keys(gate, "gate",
-                        {"max_regression", "min_improvement", "confidence", "budget_s",
-                         "resolution", "min_change_s", "timing_by_phase", "launch_floor_factor",
-                         "launch_floor_max_bytes", "oracle", "host_reference_max_elements", "sanitize"}));
+  KGATE_RETURN_IF_ERROR(reader.check_keys(
+      gate, "gate",
+      {"max_regression", "min_improvement", "confidence", "budget_s", "resolution", "min_change_s",
+       "timing_by_phase", "launch_floor_factor", "launch_floor_max_bytes", "oracle",
+       "host_reference_max_elements", "sanitize"}));
   GatePolicy p;
   auto read = [&](const char* key, double& field, double lo, double hi) -> Status {
     auto value = reader.get_number(gate, "gate", key, field);

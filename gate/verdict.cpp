@@ -60,8 +60,12 @@ namespace {
 // make many pairs exactly equal): it excludes no change, so it is no evidence
 // of one. Seen on the H200 as "slower" with a lower bound of 1 + 2e-15.
 constexpr double kTie = 1e-9;
-bool above_one(double bound) { return bound > 1 + kTie; }
-bool below_one(double bound) { return bound < 1 - kTie; }
+bool above_one(double bound) {
+  return bound > 1 + kTie;
+}
+bool below_one(double bound) {
+  return bound < 1 - kTie;
+}
 }  // namespace
 
 Verdict decide(const RatioInterval& r, const GatePolicy& policy, double base_median_s) {

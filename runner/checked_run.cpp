@@ -23,9 +23,7 @@ bool holds(const unsigned char* data, size_t element_size, size_t index, uint8_t
 }  // namespace
 
 Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const LaunchPlan& plan,
-                               const Buffers& buffers,
-                               const HostData& inputs,
-                               uint8_t poison) {
+                               const Buffers& buffers, const HostData& inputs, uint8_t poison) {
   KGATE_RETURN_IF_ERROR(write_guards(device, plan, buffers));
   KGATE_RETURN_IF_ERROR(prepare_buffers(device, plan, buffers, inputs, poison));
   KGATE_RETURN_IF_ERROR(device.launch(kernel, plan.dims, buffers.slots));
@@ -42,10 +40,10 @@ Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const Launc
   return run;
 }
 
-Result<std::string> output_read_before_written(
-    Device& device, LoadedKernel& kernel, const LaunchPlan& plan, const Buffers& buffers,
-    const HostData& inputs,
-    const HostData& first_outputs) {
+Result<std::string> output_read_before_written(Device& device, LoadedKernel& kernel,
+                                               const LaunchPlan& plan, const Buffers& buffers,
+                                               const HostData& inputs,
+                                               const HostData& first_outputs) {
   auto other = checked_run(device, kernel, plan, buffers, inputs, kSecondPoisonByte);
   if (!other.ok()) return other.error();
   auto again = checked_run(device, kernel, plan, buffers, inputs, kPoisonByte);

@@ -24,18 +24,16 @@ struct CheckedRun {
 // An Error when the kernel or the device failed to run (a launch error, an
 // illegal address): on a GPU the context may be unusable afterwards.
 Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const LaunchPlan& plan,
-                               const Buffers& buffers,
-                               const HostData& inputs,
-                               uint8_t poison);
+                               const Buffers& buffers, const HostData& inputs, uint8_t poison);
 
 // Called when a run's outputs failed their check: runs the kernel again with
 // outputs filled with another byte, then with the usual poison, and returns
 // "reads 'C' before writing it: declare it \"role\": \"inout\"" when an
 // output's result depends on what the buffer held before the launch (and
 // the kernel is otherwise deterministic); "" when it does not.
-Result<std::string> output_read_before_written(
-    Device& device, LoadedKernel& kernel, const LaunchPlan& plan, const Buffers& buffers,
-    const HostData& inputs,
-    const HostData& first_outputs);
+Result<std::string> output_read_before_written(Device& device, LoadedKernel& kernel,
+                                               const LaunchPlan& plan, const Buffers& buffers,
+                                               const HostData& inputs,
+                                               const HostData& first_outputs);
 
 }  // namespace kgate

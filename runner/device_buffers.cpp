@@ -50,8 +50,7 @@ Status prepare_buffers(Device& device, const LaunchPlan& plan, const Buffers& bu
   return {};
 }
 
-Result<HostData> read_outputs(Device& device, const LaunchPlan& plan,
-                                                             const Buffers& buffers) {
+Result<HostData> read_outputs(Device& device, const LaunchPlan& plan, const Buffers& buffers) {
   HostData out(plan.args.size());
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];

@@ -48,7 +48,6 @@ Status prepare_buffers(Device& device, const LaunchPlan& plan, const Buffers& bu
                        const HostData& inputs, uint8_t poison);
 
 // The bytes of every output and in/out buffer (empty for the others).
-Result<HostData> read_outputs(Device& device, const LaunchPlan& plan,
-                                                             const Buffers& buffers);
+Result<HostData> read_outputs(Device& device, const LaunchPlan& plan, const Buffers& buffers);
 
 }  // namespace kgate

@@ -22,8 +22,7 @@ std::string describe_input_change(const ArgPlan& arg, std::span<const unsigned c
 }
 
 Result<std::string> check_inputs_unchanged(Device& device, const LaunchPlan& plan,
-                                           const Buffers& buffers,
-                                           const HostData& inputs) {
+                                           const Buffers& buffers, const HostData& inputs) {
   std::string out;
   std::vector<unsigned char> found;
   for (size_t i = 0; i < plan.args.size(); ++i) {

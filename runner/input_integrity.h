@@ -17,8 +17,7 @@ namespace kgate {
 // "" when every input buffer still holds `inputs`, else
 // "changed its input 'x' (12 elements, first at index 3)".
 Result<std::string> check_inputs_unchanged(Device& device, const LaunchPlan& plan,
-                                           const Buffers& buffers,
-                                           const HostData& inputs);
+                                           const Buffers& buffers, const HostData& inputs);
 
 // The message for one input as read back against what was uploaded.
 std::string describe_input_change(const ArgPlan& arg, std::span<const unsigned char> uploaded,

@@ -101,8 +101,7 @@ nlohmann::json scale_manifest(int block) {
 }
 
 TEST_F(GateGpu, EachSideRunsWithItsOwnLaunch) {
-  std::string reference =
-      testing::read(testing::fixtures_dir() / "bad-kernels" / "scale_ref.cpp");
+  std::string reference = testing::read(testing::fixtures_dir() / "bad-kernels" / "scale_ref.cpp");
   for (auto [side, block, source] :
        {std::tuple{"base", 256, kBaseKernel}, std::tuple{"head", 128, kHeadKernel}}) {
     testing::write(scratch_ / side / "kgate.json", scale_manifest(block).dump(2));

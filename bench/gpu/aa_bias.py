@@ -232,11 +232,12 @@ def table(out, min_us):
                 kernel, shape, timing, base_us,
                 "%+.1f%%" % (100 * (statistics.median(ratios) - 1)) if ratios else "-",
                 len(records), slower, 100.0 * slower / len(records)))
+            # At most the target's 5% (+2 points): a smaller plant caught is a 5% one caught.
             if (timing == "gate" and base_us < min_us and ratios
-                    and 1.04 <= statistics.median(ratios) <= 1.07):
+                    and 1.03 <= statistics.median(ratios) <= 1.07):
                 small_caught += slower
                 small_total += len(records)
-        lines += ["", "Planted 4-7%% on shapes under %g µs that gate on time: %d of %d gates "
+        lines += ["", "Planted 3-7%% on shapes under %g µs that gate on time: %d of %d gates "
                   "`slower` (%.0f%%; target >= 95%%)." % (
                       min_us, small_caught, small_total,
                       100.0 * small_caught / small_total if small_total else 0)]

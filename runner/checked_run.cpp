@@ -23,14 +23,15 @@ bool holds(const unsigned char* data, size_t element_size, size_t index, uint8_t
 }  // namespace
 
 Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const LaunchPlan& plan,
-                               const Buffers& buffers, const HostData& inputs, uint8_t poison) {
+                               const Buffers& buffers, const HostData& inputs, uint8_t poison,
+                               const StagedInputs* staged) {
   KGATE_RETURN_IF_ERROR(write_guards(device, plan, buffers));
-  KGATE_RETURN_IF_ERROR(prepare_buffers(device, plan, buffers, inputs, poison));
+  KGATE_RETURN_IF_ERROR(prepare_buffers(device, plan, buffers, inputs, poison, staged));
   KGATE_RETURN_IF_ERROR(device.launch(kernel, plan.dims, buffers.slots));
   CheckedRun run;
   auto guards = check_guards(device, plan, buffers);
   if (!guards.ok()) return guards.error();
-  auto changed = check_inputs_unchanged(device, plan, buffers, inputs);
+  auto changed = check_inputs_unchanged(device, plan, buffers, inputs, staged);
   if (!changed.ok()) return changed.error();
   run.violation = *guards;
   if (!changed->empty()) run.violation += (run.violation.empty() ? "" : "; ") + *changed;
@@ -43,10 +44,11 @@ Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const Launc
 Result<std::string> output_read_before_written(Device& device, LoadedKernel& kernel,
                                                const LaunchPlan& plan, const Buffers& buffers,
                                                const HostData& inputs,
-                                               const HostData& first_outputs) {
-  auto other = checked_run(device, kernel, plan, buffers, inputs, kSecondPoisonByte);
+                                               const HostData& first_outputs,
+                                               const StagedInputs* staged) {
+  auto other = checked_run(device, kernel, plan, buffers, inputs, kSecondPoisonByte, staged);
   if (!other.ok()) return other.error();
-  auto again = checked_run(device, kernel, plan, buffers, inputs, kPoisonByte);
+  auto again = checked_run(device, kernel, plan, buffers, inputs, kPoisonByte, staged);
   if (!again.ok()) return again.error();
   std::string names;
   for (size_t i = 0; i < plan.args.size(); ++i) {

@@ -2,7 +2,9 @@
 // One correctness run of a kernel under the memory rules: guard zones
 // written around every buffer, inputs uploaded, outputs poisoned, one
 // launch, then the guards and the inputs checked before the outputs are read
-// back. What a caller compares with the reference.
+// back. What a caller compares with the reference. With `staged` (the same
+// inputs kept on the device, staged_inputs.h) the inputs are restored and
+// checked on the device; without, from and against the host bytes.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,6 +13,7 @@
 #include "runner/device.h"
 #include "runner/device_buffers.h"
 #include "runner/launch_plan.h"
+#include "runner/staged_inputs.h"
 
 namespace kgate {
 
@@ -24,7 +27,8 @@ struct CheckedRun {
 // An Error when the kernel or the device failed to run (a launch error, an
 // illegal address): on a GPU the context may be unusable afterwards.
 Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const LaunchPlan& plan,
-                               const Buffers& buffers, const HostData& inputs, uint8_t poison);
+                               const Buffers& buffers, const HostData& inputs, uint8_t poison,
+                               const StagedInputs* staged = nullptr);
 
 // Called when a run's outputs failed their check: runs the kernel again with
 // outputs filled with another byte, then with the usual poison, and returns
@@ -34,6 +38,7 @@ Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const Launc
 Result<std::string> output_read_before_written(Device& device, LoadedKernel& kernel,
                                                const LaunchPlan& plan, const Buffers& buffers,
                                                const HostData& inputs,
-                                               const HostData& first_outputs);
+                                               const HostData& first_outputs,
+                                               const StagedInputs* staged = nullptr);
 
 }  // namespace kgate

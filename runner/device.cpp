@@ -1,5 +1,9 @@
 #include "runner/device.h"
 
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
 namespace kgate {
 
 nlohmann::json DeviceInfo::to_json() const {
@@ -10,6 +14,19 @@ nlohmann::json DeviceInfo::to_json() const {
           {"multiprocessors", multiprocessors},
           {"l2_bytes", l2_bytes},
           {"peak_sm_clock_mhz", peak_sm_clock_mhz}};
+}
+
+Result<bool> Device::equal(DeviceAddress a, DeviceAddress b, size_t bytes) {
+  constexpr size_t kPiece = size_t{16} << 20;
+  std::vector<unsigned char> left(std::min(bytes, kPiece)), right(left.size());
+  for (size_t done = 0; done < bytes;) {
+    const size_t n = std::min(kPiece, bytes - done);
+    KGATE_RETURN_IF_ERROR(download(left.data(), a + done, n));
+    KGATE_RETURN_IF_ERROR(download(right.data(), b + done, n));
+    if (std::memcmp(left.data(), right.data(), n) != 0) return false;
+    done += n;
+  }
+  return true;
 }
 
 }  // namespace kgate

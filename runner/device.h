@@ -68,6 +68,11 @@ class Device {
   // from a pristine copy between timed samples, outside the timed region).
   virtual Status copy(DeviceAddress dst, DeviceAddress src, size_t bytes) = 0;
 
+  // True when the `bytes` at `a` and at `b` are the same, ordered like
+  // download. This default downloads both in pieces; a backend may compare
+  // in place (the inputs-unchanged check runs it on every correctness run).
+  virtual Result<bool> equal(DeviceAddress a, DeviceAddress b, size_t bytes);
+
   virtual Result<std::unique_ptr<LoadedKernel>> load(const Program& program) = 0;
   // Launches and waits; any launch or execution error is returned.
   virtual Status launch(LoadedKernel& kernel, const LaunchDims& dims,

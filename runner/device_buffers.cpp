@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "runner/guard_zones.h"
+#include "runner/staged_inputs.h"
 
 namespace kgate {
 
@@ -37,12 +38,14 @@ Result<Buffers> allocate_buffers(Device& device, const LaunchPlan& plan, Allocat
 }
 
 Status prepare_buffers(Device& device, const LaunchPlan& plan, const Buffers& buffers,
-                       const HostData& inputs, uint8_t poison) {
+                       const HostData& inputs, uint8_t poison, const StagedInputs* staged) {
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
     if (!a.arg->is_buffer) continue;
     if (a.arg->role == ArgRole::kOutput) {
       KGATE_RETURN_IF_ERROR(device.fill(buffers.addresses[i], poison, a.bytes));
+    } else if (DeviceAddress copy = staged ? staged->copy_of(i, a.bytes) : 0; copy != 0) {
+      KGATE_RETURN_IF_ERROR(device.copy(buffers.addresses[i], copy, a.bytes));
     } else {
       KGATE_RETURN_IF_ERROR(device.upload(buffers.addresses[i], inputs[i].data(), a.bytes));
     }

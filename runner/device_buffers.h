@@ -11,6 +11,8 @@
 
 namespace kgate {
 
+struct StagedInputs;  // staged_inputs.h
+
 // Invariant: addresses, allocations and slots have one entry per argument of
 // the plan they were made for; scalars hold address 0 and their value's
 // bytes in the slot. When guarded, allocations[i] starts kFrontGuardBytes
@@ -43,9 +45,11 @@ class Allocations {
 Result<Buffers> allocate_buffers(Device& device, const LaunchPlan& plan, Allocations& owned,
                                  bool guarded);
 
-// Uploads inputs (input and in/out buffers) and fills outputs with `poison`.
+// Uploads inputs (input and in/out buffers) and fills outputs with `poison`;
+// copies the inputs from `staged` on the device where it holds them.
 Status prepare_buffers(Device& device, const LaunchPlan& plan, const Buffers& buffers,
-                       const HostData& inputs, uint8_t poison);
+                       const HostData& inputs, uint8_t poison,
+                       const StagedInputs* staged = nullptr);
 
 // The bytes of every output and in/out buffer (empty for the others).
 Result<HostData> read_outputs(Device& device, const LaunchPlan& plan, const Buffers& buffers);

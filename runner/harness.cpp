@@ -13,6 +13,7 @@
 #include "runner/phase_marker.h"
 #include "runner/reference.h"
 #include "runner/side_compatibility.h"
+#include "runner/staged_inputs.h"
 #include "runner/timing_loop.h"
 
 namespace kgate {
@@ -168,7 +169,8 @@ class Measurement {
     oracle_.reference_dims = reference_dims_;
     oracle_.run_base = [this](const HostData& inputs) -> Result<HostData> {
       phase_marker("base as oracle");
-      auto run = checked_run(*device_, *base_, *base_plan_, buffers_, inputs, kPoisonByte);
+      auto run =
+          checked_run(*device_, *base_, *base_plan_, buffers_, inputs, kPoisonByte, staged(inputs));
       if (!run.ok()) return run.error();
       if (!run->violation.empty())
         return Error::bad_input("the base " + run->violation + "; the base cannot judge");
@@ -195,16 +197,34 @@ class Measurement {
 
   const HostData& inputs(int set) const { return (*sets_)[set].inputs; }
 
+  // The set's inputs kept on the device (staged_inputs.h), staged on first
+  // use; nullptr (the host path) where the device has no room for them.
+  const StagedInputs* staged(const HostData& set) {
+    if (!sets_) return nullptr;  // the base as oracle runs while the sets are being made
+    for (size_t i = 0; i < sets_->size(); ++i) {
+      if (&(*sets_)[i].inputs != &set) continue;
+      if (staged_.size() <= i) staged_.resize(sets_->size());
+      if (!staged_[i]) {
+        auto s = stage_inputs(*device_, *head_plan_, set, *owned_);
+        staged_[i] = s.ok() ? std::optional<StagedInputs>(std::move(s.value()))
+                            : std::optional<StagedInputs>(StagedInputs{});
+      }
+      return staged_[i]->copies.empty() ? nullptr : &*staged_[i];
+    }
+    return nullptr;
+  }
+
   bool check_head() {
     phase_marker("head check");
-    auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(0), kPoisonByte);
+    auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(0), kPoisonByte,
+                           staged(inputs(0)));
     if (!run.ok()) return fail("head failed to run: " + run.error().message);
     if (!run->violation.empty()) return fail(run->violation);
     m.check = compare_outputs(*head_plan_, run->outputs, (*sets_)[0].expected, judged_);
     m.check.seed = r_.seed;
     if (!m.check.passed) {
       auto reads = output_read_before_written(*device_, *head_, *head_plan_, buffers_, inputs(0),
-                                              run->outputs);
+                                              run->outputs, staged(inputs(0)));
       if (reads.ok() && !reads->empty()) return fail(*reads);
       return fail("wrong result: " + m.check.reason);
     }
@@ -214,7 +234,8 @@ class Measurement {
 
   bool repeat_head() {
     phase_marker("head repeat");
-    auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(0), kPoisonByte);
+    auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(0), kPoisonByte,
+                           staged(inputs(0)));
     if (!run.ok()) return fail("head failed on its second run: " + run.error().message);
     if (!run->violation.empty()) return fail(run->violation + " (on its second run)");
     m.repeat = compare_runs(*head_plan_, first_outputs_, run->outputs, tolerance());
@@ -242,7 +263,8 @@ class Measurement {
   bool check_base() {
     if (!base_ || oracle_.kind == OracleKind::kBase) return true;
     phase_marker("base check");
-    auto run = checked_run(*device_, *base_, *base_plan_, buffers_, inputs(0), kPoisonByte);
+    auto run = checked_run(*device_, *base_, *base_plan_, buffers_, inputs(0), kPoisonByte,
+                           staged(inputs(0)));
     if (!run.ok()) return base_failed("the base failed to run: " + run.error().message);
     if (!run->violation.empty()) {
       drop_base("the base " + run->violation, true);
@@ -252,7 +274,7 @@ class Measurement {
     m.base_check->seed = r_.seed;
     if (!m.base_check->passed) {
       auto reads = output_read_before_written(*device_, *base_, *base_plan_, buffers_, inputs(0),
-                                              run->outputs);
+                                              run->outputs, staged(inputs(0)));
       if (!reads.ok()) return base_failed("the base failed to run: " + reads.error().message);
       if (!reads->empty()) drop_base("the base " + *reads, true);
     }
@@ -285,7 +307,8 @@ class Measurement {
   // Checked again after timing, on new inputs: results reused between calls fail here.
   bool check_after() {
     phase_marker("head check after timing");
-    auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(1), kPoisonByte);
+    auto run = checked_run(*device_, *head_, *head_plan_, buffers_, inputs(1), kPoisonByte,
+                           staged(inputs(1)));
     if (!run.ok()) return fail("head failed to run after timing: " + run.error().message);
     if (!run->violation.empty()) return fail(run->violation + " (on new inputs after timing)");
     m.check_after = compare_outputs(*head_plan_, run->outputs, (*sets_)[1].expected, judged_);
@@ -310,6 +333,7 @@ class Measurement {
   Tolerance judged_;  // what head is held to against the oracle
   std::shared_ptr<const ReferenceSets> sets_;
   Buffers buffers_;
+  std::vector<std::optional<StagedInputs>> staged_;  // per input set; empty copies: none
   HostData first_outputs_;
 };
 

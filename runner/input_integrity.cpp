@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "runner/staged_inputs.h"
+
 namespace kgate {
 
 std::string describe_input_change(const ArgPlan& arg, std::span<const unsigned char> uploaded,
@@ -22,12 +24,18 @@ std::string describe_input_change(const ArgPlan& arg, std::span<const unsigned c
 }
 
 Result<std::string> check_inputs_unchanged(Device& device, const LaunchPlan& plan,
-                                           const Buffers& buffers, const HostData& inputs) {
+                                           const Buffers& buffers, const HostData& inputs,
+                                           const StagedInputs* staged) {
   std::string out;
   std::vector<unsigned char> found;
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
     if (!a.arg->is_buffer || a.arg->role != ArgRole::kInput) continue;
+    if (DeviceAddress copy = staged ? staged->copy_of(i, a.bytes) : 0; copy != 0) {
+      auto same = device.equal(buffers.addresses[i], copy, a.bytes);
+      if (!same.ok()) return same.error();
+      if (*same) continue;
+    }
     found.resize(a.bytes);
     KGATE_RETURN_IF_ERROR(device.download(found.data(), buffers.addresses[i], a.bytes));
     std::string change = describe_input_change(a, inputs[i], found);

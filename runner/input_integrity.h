@@ -14,10 +14,15 @@
 
 namespace kgate {
 
+struct StagedInputs;  // staged_inputs.h
+
 // "" when every input buffer still holds `inputs`, else
-// "changed its input 'x' (12 elements, first at index 3)".
+// "changed its input 'x' (12 elements, first at index 3)". Where `staged`
+// holds the input, it is compared on the device first and read back only
+// when it changed (for the message).
 Result<std::string> check_inputs_unchanged(Device& device, const LaunchPlan& plan,
-                                           const Buffers& buffers, const HostData& inputs);
+                                           const Buffers& buffers, const HostData& inputs,
+                                           const StagedInputs* staged = nullptr);
 
 // The message for one input as read back against what was uploaded.
 std::string describe_input_change(const ArgPlan& arg, std::span<const unsigned char> uploaded,

@@ -5,6 +5,8 @@
   aa_bias.py plant REPO KERNEL BACKEND N    plant a slowdown of N (cycles or loop steps) in KERNEL
   aa_bias.py eligible OUT MIN_US            kernels with a shape >= MIN_US in the A/A gates:
                                             "KERNEL SHAPE BASE_US" per line, the largest shape
+  aa_bias.py eligible_small OUT MIN_US      kernels with a shape under MIN_US that gates on time
+                                            (timing "gate", >= 3 µs): the largest such shape
   aa_bias.py ratio JSON KERNEL SHAPE        head/base median ratio of one shape of a gate report
   aa_bias.py table OUT MIN_US               the Markdown table of OUT/aa/*.json and OUT/plant/*.json
 """
@@ -133,6 +135,22 @@ def eligible(out, min_us):
         print("%s %s %.1f" % (kernel, shape, us))
 
 
+def eligible_small(out, min_us):
+    base = {}
+    for key, records in shapes_of(glob.glob(os.path.join(out, "aa", "*.json"))).items():
+        # Only shapes whose time can fail the gate: report-only and untimed ones cannot.
+        records = [r for r in records if r.get("timing", "gate") == "gate"]
+        medians = [r["base_median_s"] for r in records if r.get("base_median_s")]
+        if medians:
+            base[key] = statistics.median(medians) * 1e6
+    best = {}
+    for (kernel, shape), us in base.items():
+        if 3 <= us < min_us and us > best.get(kernel, ("", 0))[1]:
+            best[kernel] = (shape, us)
+    for kernel, (shape, us) in sorted(best.items()):
+        print("%s %s %.1f" % (kernel, shape, us))
+
+
 def ratio(path, kernel, shape):
     for k in json.load(open(path)).get("kernels", []):
         for s in k.get("shapes", []):
@@ -197,6 +215,32 @@ def table(out, min_us):
         lines += ["", "Planted 1.5-3%% on shapes >= %g µs: %d of %d gates `slower` (%.0f%%; target "
                   ">= 95%%)." % (min_us, big_caught, big_total,
                                  100.0 * big_caught / big_total if big_total else 0)]
+    small = shapes_of(sorted(glob.glob(os.path.join(out, "plant_small", "*.json"))))
+    if small:
+        lines += ["", "### Planted slowdown on shapes under %g µs (calibrated to ~5%% there)" % min_us,
+                  "", "| kernel | shape | timing | base median | planted (median ratio) | gates | "
+                  "`slower` | caught |", "|---|---|---|---|---|---|---|---|"]
+        small_caught = small_total = 0
+        for (kernel, shape), records in sorted(small.items()):
+            ratios = [r["head_median_s"] / r["base_median_s"] for r in records
+                      if r.get("base_median_s") and r.get("head_median_s")]
+            base_us = statistics.median([r["base_median_s"] for r in records
+                                         if r.get("base_median_s")] or [0]) * 1e6
+            timing = records[0].get("timing", "gate")
+            slower = sum(r["verdict"] == "slower" for r in records)
+            lines.append("| %s | %s | %s | %.1f µs | %s | %d | %d | %.0f%% |" % (
+                kernel, shape, timing, base_us,
+                "%+.1f%%" % (100 * (statistics.median(ratios) - 1)) if ratios else "-",
+                len(records), slower, 100.0 * slower / len(records)))
+            # At most the target's 5% (+2 points): a smaller plant caught is a 5% one caught.
+            if (timing == "gate" and base_us < min_us and ratios
+                    and 1.03 <= statistics.median(ratios) <= 1.07):
+                small_caught += slower
+                small_total += len(records)
+        lines += ["", "Planted 3-7%% on shapes under %g µs that gate on time: %d of %d gates "
+                  "`slower` (%.0f%%; target >= 95%%)." % (
+                      min_us, small_caught, small_total,
+                      100.0 * small_caught / small_total if small_total else 0)]
     print("\n".join(lines))
 
 
@@ -208,6 +252,8 @@ def main():
         plant(args[0], args[1], args[2], int(float(args[3])))
     elif cmd == "eligible":
         eligible(args[0], float(args[1]))
+    elif cmd == "eligible_small":
+        eligible_small(args[0], float(args[1]))
     elif cmd == "ratio":
         ratio(*args)
     elif cmd == "table":

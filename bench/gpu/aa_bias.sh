@@ -16,6 +16,8 @@
 #        steps of a loop). The steps are calibrated with two gates on that shape to
 #        TARGET of its time; then `kgate gate --kernel KERNEL` once per seed of
 #        PLANT_SEEDS.
+# plant_small  The same for the largest shape under MIN_US that gates on time (>= 3 µs),
+#        calibrated to SMALL_TARGET (0.05) of its time: branch plant-small-KERNEL.
 # table  OUT/aa_bias.md for docs/BENCHMARKS.md: per kernel-shape the A/A verdicts
 #        and the planted slowdowns caught.
 #
@@ -23,7 +25,7 @@
 # can be spread over several calls of limited length (PHASES="aa" first, ...).
 # Environment: BACKEND (cuda), SEEDS ("1 2 3 4 5 6 7 8"), PLANT_SEEDS (1..10),
 # BUDGET (timing seconds per kernel-shape; default the manifest's), MIN_US (20),
-# TARGET (0.02), PHASES ("aa plant table").
+# TARGET (0.02), SMALL_TARGET (0.05), PHASES ("aa plant table"; add plant_small).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 KGATE=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -32,7 +34,7 @@ OUT=${3:?usage: aa_bias.sh KGATE EXAMPLE OUT}
 mkdir -p "$OUT/aa" "$OUT/plant" "$OUT/calibration" "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)
 BACKEND=${BACKEND:-cuda} SEEDS=${SEEDS:-"1 2 3 4 5 6 7 8"} PLANT_SEEDS=${PLANT_SEEDS:-"1 2 3 4 5 6 7 8 9 10"}
-MIN_US=${MIN_US:-20} TARGET=${TARGET:-0.02} PHASES=${PHASES:-"aa plant table"}
+MIN_US=${MIN_US:-20} TARGET=${TARGET:-0.02} SMALL_TARGET=${SMALL_TARGET:-0.05} PHASES=${PHASES:-"aa plant table"}
 PY="python3 $HERE/aa_bias.py"
 REPO=$OUT/repo
 git_() { git -C "$REPO" -c user.name=kgate-bench -c user.email=bench@kgate.invalid "$@"; }
@@ -68,39 +70,47 @@ if [[ " $PHASES " == *" aa "* ]]; then
   done
 fi
 
-if [[ " $PHASES " == *" plant "* ]]; then
-  $PY eligible "$OUT" "$MIN_US" > "$OUT/plant/eligible.txt"
+# plant_phase DIR ELIGIBLE TARGET BRANCH_PREFIX: calibrate a plant per eligible kernel-shape
+# to TARGET of its time, then one gate per seed of PLANT_SEEDS into OUT/DIR.
+plant_phase() {
+  local dir=$1 eligible=$2 target=$3 prefix=$4
+  mkdir -p "$OUT/$dir"
+  $PY "$eligible" "$OUT" "$MIN_US" > "$OUT/$dir/eligible.txt"
   while read -r kernel shape base_us; do
-    branch=plant-$kernel
+    branch=$prefix-$kernel
     if ! git_ rev-parse -q --verify "$branch" > /dev/null; then
-      # Calibration: a first guess, a gate, the steps scaled to TARGET, a gate to check.
+      # Calibration: a first guess, a gate, the steps scaled to the target, a gate to check.
       steps=$([ "$BACKEND" = cuda ] && echo 2000 || echo 20000)
       for round in 1 2 3; do
         git_ checkout -q -B "$branch-calibrating" main
         $PY plant "$REPO" "$kernel" "$BACKEND" "$steps"
         planted=$steps
         git_ commit -qam "plant $steps steps in $kernel"
-        report=$OUT/calibration/$kernel-$round.json
+        report=$OUT/calibration/$prefix-$kernel-$round.json
         rm -f "$report"
         gate "$report" "$branch-calibrating" --kernel "$kernel" --seed 1000
         git_ checkout -q main
         r=$($PY ratio "$report" "$kernel" "$shape") || break
         echo "aa_bias: $kernel/$shape: $steps steps -> ratio $r" >&2
-        next=$(python3 -c "r=$r; s=$steps; t=$TARGET
+        next=$(python3 -c "r=$r; s=$steps; t=$target
 print(int(s * t / (r - 1)) if r - 1 > t / 8 else s * 8)")
-        close=$(python3 -c "print(int(abs($r - 1 - $TARGET) < $TARGET / 4))")
+        close=$(python3 -c "print(int(abs($r - 1 - $target) < $target / 4))")
         [ "$close" = 1 ] && break
         steps=$next
       done
       git_ branch -q -m "$branch-calibrating" "$branch"
-      echo "$kernel $shape $base_us steps=$planted ratio=${r:-?}" >> "$OUT/plant/calibrated.txt"
+      echo "$kernel $shape $base_us steps=$planted ratio=${r:-?}" >> "$OUT/$dir/calibrated.txt"
     fi
     for seed in $PLANT_SEEDS; do
-      echo "aa_bias: planted $kernel, seed $seed" >&2
-      gate "$OUT/plant/$kernel-seed-$seed.json" "$branch" --kernel "$kernel" --seed "$seed"
+      echo "aa_bias: planted $kernel ($dir), seed $seed" >&2
+      gate "$OUT/$dir/$kernel-seed-$seed.json" "$branch" --kernel "$kernel" --seed "$seed"
     done
-  done < "$OUT/plant/eligible.txt"
-fi
+  done < "$OUT/$dir/eligible.txt"
+}
+
+[[ " $PHASES " == *" plant "* ]] && plant_phase plant eligible "$TARGET" plant
+# Shapes under MIN_US: the issue's target there is a 5% slowdown caught.
+[[ " $PHASES " == *" plant_small "* ]] && plant_phase plant_small eligible_small "$SMALL_TARGET" plant-small
 
 if [[ " $PHASES " == *" table "* ]]; then
   {
@@ -109,7 +119,9 @@ if [[ " $PHASES " == *" table "* ]]; then
     echo "Command: \`BACKEND=$BACKEND SEEDS=\"$SEEDS\" PLANT_SEEDS=\"$PLANT_SEEDS\" ${BUDGET:+BUDGET=$BUDGET }bench/gpu/aa_bias.sh KGATE $(basename "$EXAMPLE") OUT\`"
     echo
     $PY table "$OUT" "$MIN_US"
-    [ -s "$OUT/plant/calibrated.txt" ] && { echo; echo "Calibration (kernel, shape, base µs, steps, ratio of the last calibration gate):"; echo; sed 's/^/    /' "$OUT/plant/calibrated.txt"; }
+    for f in "$OUT"/plant/calibrated.txt "$OUT"/plant_small/calibrated.txt; do
+      [ -s "$f" ] && { echo; echo "Calibration, $(basename "$(dirname "$f")") (kernel, shape, base µs, steps, ratio of the last calibration gate):"; echo; sed 's/^/    /' "$f"; }
+    done
   } > "$OUT/aa_bias.md"
   cat "$OUT/aa_bias.md"
 fi

@@ -36,7 +36,10 @@ export KGATE_STATE_DIR=/tmp/kgate-state
 # The GPU tests apart from the long ones that have their own stage below.
 run_if tests 300 bash -c "$D/bin/gate_gpu_tests; $D/bin/runner_tests; $D/bin/runner_gpu_tests --gtest_filter='-ExampleTunablesGpu.*:ProfileGpu.*:CudaGpuTest.EveryExampleKernelIsCorrectOnEveryShape:ReferenceKernelsGpu.*'"
 # The gate's own GPU tests (each side's launch, memory rules, compute-sanitizer) and the NVRTC compiles.
-run_if gate_tests 120 bash -c "$D/bin/gate_gpu_tests; $D/bin/runner_tests --gtest_filter='CudaCompileTest.*'"
+run_if gate_tests 120 bash -c "$D/bin/gate_gpu_tests; $D/bin/runner_tests --gtest_filter='CudaCompileTest.*'
+  ls -l /usr/local/cuda/lib64/libnvrtc*; grep -A3 cuda_nvrtc /usr/local/cuda/version.json
+  echo '--- the same NVRTC compiles with the GPU hidden'; KGATE_CACHE_DIR=/tmp/kgate-cache-nogpu CUDA_VISIBLE_DEVICES= $D/bin/runner_tests --gtest_filter='CudaCompileTest.EveryExample*'
+  KGATE_CACHE_DIR=/tmp/kgate-cache-check $D/bin/kgate check examples/llm-ops --backend cuda --arch sm_90 --json $OUT/check_sm90.json; head -c 1500 $OUT/check_sm90.json"
 # Every tunable value of every CUDA example kernel, correct on the edge shapes and one decode shape.
 run_if tunables 300 "$D/bin/runner_gpu_tests" --gtest_filter='ExampleTunablesGpu.*'
 run_if profile_tests 400 "$D/bin/runner_gpu_tests" --gtest_filter='ProfileGpu.*'
@@ -50,10 +53,10 @@ run_if host_inputs 90 "$D/bin/bench_host_inputs" examples/llm-ops gemv lm-head-b
 # Fast checks (issue 15): the reference kernels judge the large shapes and agree with the host
 # reference on the small ones; an 8k gate's check and timing (target 1 s); the host side of a
 # check per step on the 8k shapes; each step of kgate run on one 8k shape (KGATE_PHASE_TIMES).
-run_if checks 420 bash -c "$D/bin/runner_gpu_tests --gtest_filter='ReferenceKernelsGpu.*'
-  for k in fused_add_rmsnorm rmsnorm silu_and_mul rotary_embedding; do $D/bin/bench_check_steps examples/llm-ops \$k prefill-8k 2; done
-  KGATE_PHASE_TIMES=$OUT/phase_times.txt $D/bin/kgate run examples/llm-ops --kernel fused_add_rmsnorm --shape prefill-8k --backend cuda --seed 1
-  cat $OUT/phase_times.txt"
+# checks: the tests, each 8k gate's steps in OUT/gate_phase_times.txt; check_steps: the host side.
+run_if checks 200 bash -c "KGATE_PHASE_TIMES=$OUT/gate_phase_times.txt $D/bin/runner_gpu_tests --gtest_filter='ReferenceKernelsGpu.*'
+  cat $OUT/gate_phase_times.txt"
+run_if check_steps 300 bash -c "for k in fused_add_rmsnorm rmsnorm silu_and_mul rotary_embedding; do $D/bin/bench_check_steps examples/llm-ops \$k prefill-8k 2; done"
 # The example kernels' correctness on every shape (lm-head-b1 is the long one).
 run_if examples_correct 300 "$D/bin/runner_gpu_tests" --gtest_filter='CudaGpuTest.EveryExampleKernelIsCorrectOnEveryShape'
 # The gate's decision rules on recorded timings: one process, one device context, 40 s of A/A

@@ -9,6 +9,7 @@
 #include "core/hash.h"
 #include "runner/compile_diagnostics.h"
 #include "runner/compile_policy.h"
+#include "runner/cuda/cubin_resources.h"
 #include "runner/cuda/cuda_toolkit.h"
 #include "runner/cuda/nvrtc_prelude.h"
 #include "runner/cuda/ptxas_report.h"
@@ -140,7 +141,10 @@ Result<CompileOutcome> CudaCompiler::compile(const CompileRequest& request,
   program.artifact = artifact;
   program.cache_key = key;
   program.tunables = defines;
-  program.resources = parse_ptxas_report(raw->log, program.entry);
+  // ptxas's log first (it alone states spills beside a stack frame), the
+  // cubin for what the log lacks: NVRTC does not always return the log.
+  program.resources = fill_unknown(parse_ptxas_report(raw->log, program.entry),
+                                   read_cubin_resources(raw->cubin, program.entry));
   program.log = raw->log;
   program.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

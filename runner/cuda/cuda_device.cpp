@@ -114,6 +114,8 @@ Status CudaDevice::init(int gpu_index) {
                               "cuModuleGetFunction"));
   KGATE_RETURN_IF_ERROR(
       check(c_->cuModuleGetFunction(&empty_fn_, helpers_, "kgate_empty"), "cuModuleGetFunction"));
+  KGATE_RETURN_IF_ERROR(check(c_->cuModuleGetFunction(&differ_fn_, helpers_, "kgate_words_differ"),
+                              "cuModuleGetFunction"));
   return {};
 }
 
@@ -170,6 +172,26 @@ Status CudaDevice::copy(DeviceAddress dst, DeviceAddress src, size_t bytes) {
   KGATE_RETURN_IF_ERROR(
       check(c_->cuMemcpyDtoDAsync(dst, src, bytes, stream_), "cuMemcpyDtoDAsync"));
   return sync("restoring a buffer");
+}
+
+Result<bool> CudaDevice::equal(DeviceAddress a, DeviceAddress b, size_t bytes) {
+  if (a % 4 != 0 || b % 4 != 0) return Device::equal(a, b, bytes);
+  const size_t words = bytes / 4, tail = bytes % 4;
+  if (words > 0) {
+    // The flag is a word of mapped host memory: read right after the sync, no copy.
+    constexpr size_t kFlagWord = 8;
+    host_words_[kFlagWord] = 0;
+    uint64_t left = a, right = b, count = words, flag = host_words_device_ + 4 * kFlagWord;
+    void* params[] = {&left, &right, &count, &flag};
+    const auto blocks = static_cast<unsigned>(std::min<size_t>((words + 255) / 256, 8192));
+    KGATE_RETURN_IF_ERROR(
+        check(c_->cuLaunchKernel(differ_fn_, blocks, 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
+              "cuLaunchKernel (buffer comparison)"));
+    KGATE_RETURN_IF_ERROR(sync("comparing buffers"));
+    if (host_words_[kFlagWord] != 0) return false;
+  }
+  if (tail > 0) return Device::equal(a + 4 * words, b + 4 * words, tail);
+  return true;
 }
 
 Result<std::unique_ptr<CudaKernel>> CudaDevice::load_image(const std::string& image,

@@ -47,6 +47,7 @@ class CudaDevice : public Device {
   Status download(void* dst, DeviceAddress src, size_t bytes) override;
   Status fill(DeviceAddress dst, uint8_t byte, size_t bytes) override;
   Status copy(DeviceAddress dst, DeviceAddress src, size_t bytes) override;
+  Result<bool> equal(DeviceAddress a, DeviceAddress b, size_t bytes) override;
   Result<std::unique_ptr<LoadedKernel>> load(const Program& program) override;
   Status launch(LoadedKernel& kernel, const LaunchDims& dims,
                 const std::vector<ArgSlot>& args) override;
@@ -90,7 +91,7 @@ class CudaDevice : public Device {
       nullptr;  // mapped: [0] flag, [1] wait timed out, [4..7] clock results
   CUdeviceptr host_words_device_ = 0;
   CUmodule helpers_ = nullptr;
-  CUfunction wait_fn_ = nullptr, clock_fn_ = nullptr, empty_fn_ = nullptr;
+  CUfunction wait_fn_ = nullptr, clock_fn_ = nullptr, empty_fn_ = nullptr, differ_fn_ = nullptr;
   TimingOptions options_;
 };
 

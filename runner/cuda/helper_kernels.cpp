@@ -52,6 +52,42 @@ SPIN:
   ret;
 }
 
+// Sets *flag to 1 when any of the `words` 32-bit words at a and at b differ
+// (a grid-stride loop; every thread that finds one writes the same 1).
+.visible .entry kgate_words_differ(.param .u64 a, .param .u64 b, .param .u64 words, .param .u64 flag)
+{
+  .reg .pred p, q;
+  .reg .b32 x, y, ctaid, ntid, tid, nctaid, one;
+  .reg .b64 pa, pb, n, f, i, stride, off, t;
+  ld.param.u64 pa, [a];
+  ld.param.u64 pb, [b];
+  ld.param.u64 n, [words];
+  ld.param.u64 f, [flag];
+  mov.u32 ctaid, %ctaid.x;
+  mov.u32 ntid, %ntid.x;
+  mov.u32 tid, %tid.x;
+  mov.u32 nctaid, %nctaid.x;
+  mul.wide.u32 i, ctaid, ntid;
+  cvt.u64.u32 t, tid;
+  add.u64 i, i, t;
+  mul.wide.u32 stride, nctaid, ntid;
+  mov.u32 one, 1;
+LOOP:
+  setp.ge.u64 p, i, n;
+  @p bra DONE;
+  shl.b64 off, i, 2;
+  add.u64 t, pa, off;
+  ld.global.u32 x, [t];
+  add.u64 t, pb, off;
+  ld.global.u32 y, [t];
+  setp.ne.u32 q, x, y;
+  @q st.volatile.global.u32 [f], one;
+  add.u64 i, i, stride;
+  bra LOOP;
+DONE:
+  ret;
+}
+
 // Does nothing: times the launch overhead that remains.
 .visible .entry kgate_empty()
 {

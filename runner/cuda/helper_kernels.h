@@ -4,6 +4,8 @@
 //   kgate_wait_flag(flag*, timeout_ns, timed_out*)  holds the stream until the
 //     host sets *flag, so a timed launch is queued before the GPU reaches it;
 //   kgate_sm_clock(out*, spin_ns)  clock64 cycles over a %globaltimer interval;
+//   kgate_words_differ(a*, b*, words, flag*)  sets *flag when two buffers differ
+//     (the inputs-unchanged check, in place);
 //   kgate_empty()  for measuring the overhead that remains.
 namespace kgate::cuda {
 

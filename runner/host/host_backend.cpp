@@ -81,6 +81,10 @@ class HostDevice : public Device {
     std::memcpy(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), bytes);
     return {};
   }
+  Result<bool> equal(DeviceAddress a, DeviceAddress b, size_t bytes) override {
+    return std::memcmp(reinterpret_cast<const void*>(a), reinterpret_cast<const void*>(b), bytes) ==
+           0;
+  }
   Result<std::unique_ptr<LoadedKernel>> load(const Program& program) override {
     auto library = HostLibrary::open(program.artifact);
     if (!library.ok()) return library.error();

@@ -1,5 +1,5 @@
 // kgate check [PATH] [--arch sm_80,sm_90]: compile every kernel of every
-// backend (and the host references) without running them, so CI without a GPU
+// backend (and the references, host and GPU) without running them, so CI without a GPU
 // catches porting errors. Exit 1 when any compile fails.
 #include <cstdio>
 #include <cstdlib>

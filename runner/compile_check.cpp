@@ -106,6 +106,24 @@ Result<std::vector<CompileCheck>> check_compiles(
         return outcome.error().with_context(kernel.name + " (reference)");
       out.push_back(record(kernel.name, "reference", {}, outcome));
     }
+    // The reference kernel judges the large shapes on a GPU: a port whose
+    // reference kernel does not compile must fail here, not on the GPU.
+    const auto& device_ref = kernel.reference.cuda;
+    if (options.references && device_ref &&
+        (options.backend.empty() || options.backend == device_ref->backend)) {
+      for (const std::string& arch : options.cuda_archs) {
+        const std::string target = "reference cuda " + arch;
+        if (on_start) on_start(kernel.name, target, 1);
+        CompileRequest request;
+        request.kernel = &kernel;
+        request.impl = &*device_ref;
+        request.root = manifest.root;
+        auto outcome = make_cuda_backend(arch)->compile(request);
+        if (!outcome.ok() && outcome.error().kind == ExitCode::kInfrastructure)
+          return outcome.error().with_context(kernel.name + " (" + target + ")");
+        out.push_back(record(kernel.name, target, {}, outcome));
+      }
+    }
   }
   return out;
 }

@@ -1,6 +1,6 @@
 #pragma once
-// Compiles every implementation of a manifest's kernels, and their host
-// references, without running anything: CUDA for named architectures (NVRTC
+// Compiles every implementation of a manifest's kernels, their host
+// references and reference kernels, without running anything: CUDA for named architectures (NVRTC
 // and nvcc need no GPU), the host backend with the C++ compiler. What
 // `kgate check` prints; CI without a GPU catches porting errors with it.
 #include <functional>
@@ -20,7 +20,7 @@ struct CompileCheckOptions {
   std::string kernel;                   // empty: every kernel
   std::string backend;                  // "host", "cuda"; empty: both
   bool all_tunables = false;            // every combination, not just the defaults
-  bool references = true;               // also the host references
+  bool references = true;               // also the host references and reference kernels
 };
 
 // One compile: a kernel for a target ("cuda sm_90", "host", "reference") with

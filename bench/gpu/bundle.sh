@@ -5,7 +5,8 @@
 # DEST/bin: stripped kgate, test and bench binaries; DEST/lib: their shared
 # libraries except glibc's and CUDA's; DEST/src: examples/, tests/fixtures/
 # (the carried tests read them through KGATE_TEST_SOURCE_DIR) and bench/
-# scripts, bench/thirdparty/ included.
+# scripts, bench/thirdparty/ included (examples/flashinfer-norm is the
+# ported library of bench/gpu/ported_example.sh).
 set -euo pipefail
 BUILD=$1 DEST=$2
 rm -rf "$DEST" && mkdir -p "$DEST/bin" "$DEST/lib" "$DEST/src"
@@ -28,9 +29,10 @@ cp "$BUILD/libkgate_trace.so" "$DEST/bin/" && strip "$DEST/bin/libkgate_trace.so
 cp -r examples "$DEST/src/"
 rm -rf "$DEST"/src/examples/*/workload/build  # rebuilt there for its GPU
 mkdir -p "$DEST/src/tests" && cp -r tests/fixtures "$DEST/src/tests/"
-mkdir -p "$DEST/src/bench/gpu" && cp bench/pytorch_ops.py bench/episodes_table.py bench/sweep_gap.py bench/set_tunable_defaults.py "$DEST/src/bench/"
+mkdir -p "$DEST/src/bench/gpu" && cp bench/pytorch_ops.py bench/episodes_table.py bench/sweep_gap.py bench/set_tunable_defaults.py \
+   bench/lines_changed.py bench/ported_table.py bench/flashinfer_norm_lines_changed.sh "$DEST/src/bench/"
 cp bench/gpu/episodes.sh bench/gpu/deployment_gap.sh bench/gpu/sweep_gap.sh bench/gpu/tunable_grid.sh \
-   bench/gpu/aa_bias.sh bench/gpu/aa_bias.py bench/gpu/untuned.sh "$DEST/src/bench/gpu/"
+   bench/gpu/aa_bias.sh bench/gpu/aa_bias.py bench/gpu/untuned.sh bench/gpu/ported_example.sh "$DEST/src/bench/gpu/"
 cp -r bench/thirdparty "$DEST/src/bench/"
 cp bench/gpu/run_all.sh "$DEST/"
 du -sh "$DEST"

@@ -34,7 +34,7 @@ stages=("$@")
 run_if() { local name=$1; shift; if [ ${#stages[@]} -eq 0 ] || [[ " ${stages[*]} " == *" $name "* ]]; then stage "$name" "$@"; fi; }
 export KGATE_STATE_DIR=/tmp/kgate-state
 # The GPU tests apart from the long ones that have their own stage below.
-run_if tests 300 bash -c "$D/bin/gate_gpu_tests; $D/bin/runner_tests; $D/bin/runner_gpu_tests --gtest_filter='-ExampleTunablesGpu.*:ProfileGpu.*:CudaGpuTest.EveryExampleKernelIsCorrectOnEveryShape:ReferenceKernelsGpu.*'"
+run_if tests 300 bash -c "$D/bin/gate_gpu_tests; $D/bin/runner_tests; $D/bin/runner_gpu_tests --gtest_filter='-ExampleTunablesGpu.*:ProfileGpu.*:CudaGpuTest.EveryExampleKernelIsCorrectOnEveryShape:ReferenceKernelsGpu.*:FlashinferNormExampleGpu.*'"
 # The gate's own GPU tests (each side's launch, memory rules, compute-sanitizer) and the NVRTC compiles.
 run_if gate_tests 120 bash -c "$D/bin/gate_gpu_tests; $D/bin/runner_tests --gtest_filter='CudaCompileTest.*'
   ls -l /usr/local/cuda/lib64/libnvrtc*; grep -A3 cuda_nvrtc /usr/local/cuda/version.json
@@ -99,6 +99,15 @@ run_if thirdparty 590 bash -c 'rm -rf /tmp/kgate-thirdparty && bash "$1/src/benc
 # register caps, unroll pragmas, cache hints), each episode profiled: OUT/untuned/untuned.md.
 # Needs git, nvcc and python3. ITERS moves per kernel (default 8).
 run_if untuned 590 bash "$D/src/bench/gpu/untuned.sh" "$D/bin/kgate" "$OUT" "${ITERS:-8}"
+# A public templated kernel library ported without changing it (issue 19): FlashInfer's RMSNorm
+# kernels (examples/flashinfer-norm). Its GPU tests: every shape through kgate run, every tunable
+# value on the edge shapes (~3 minutes).
+run_if flashinfer_norm_tests 400 "$D/bin/runner_gpu_tests" --gtest_filter='FlashinferNormExampleGpu.*'
+# Then OUT/flashinfer_norm/: the upstream lines changed, kgate run on every shape, a tuner episode
+# per kernel (BUDGET s each, default 45) and ported.md, the table for docs/BENCHMARKS.md. Needs
+# nvcc and python3. ~7 minutes.
+run_if flashinfer_norm 590 bash -c 'BUDGET=${BUDGET:-45} bash "$1/src/bench/gpu/ported_example.sh" "$1/bin/kgate" examples/flashinfer-norm "$2/flashinfer_norm"
+  cat "$2/flashinfer_norm/ported.md"' _ "$D" "$OUT"
 # A rewrite measured with its own launch, and an episode's profile with counters (issue 17).
 run_if launch_tests 300 "$D/bin/agent_gpu_tests" --gtest_filter='CandidateLaunchGpu.*'
 # The gate's A/A bias on real gates (two separately compiled copies of every example kernel,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "core/log.h"
@@ -14,14 +15,6 @@
 
 namespace kgate {
 namespace {
-
-// The product of the shape's integer variables (each at least 1), in double.
-double variable_product(const Shape& shape) {
-  double product = 1;
-  for (const auto& [name, value] : shape.variables)
-    product *= static_cast<double>(std::max<int64_t>(value, 1));
-  return product;
-}
 
 // Seconds per call of the reference on `shape`: repeated until 20 ms have
 // passed (or 3 calls, or one call of 1 s), so a tiny shape's time is not
@@ -46,53 +39,71 @@ Result<double> time_reference(const Kernel& kernel, const Program& reference, co
 
 }  // namespace
 
+double work_exponent(double t_a, int64_t e_a, double t_b, int64_t e_b) {
+  if (t_a <= 0 || t_b <= 0 || e_a <= 0 || e_b <= 0 || e_a == e_b) return 1;
+  double p = std::log(t_a / t_b) / std::log(static_cast<double>(e_a) / static_cast<double>(e_b));
+  return std::isfinite(p) ? std::clamp(p, 1.0, 2.0) : 1.0;
+}
+
 Result<std::vector<ReferenceCost>> estimate_reference_costs(const Kernel& kernel,
                                                             const Program& reference,
                                                             const std::vector<std::string>& shapes,
                                                             double limit_s) {
-  // The calibration shape: the largest of at most kCalibrationElements (not
-  // an empty one, whose time is no work). Timing a larger shape would pay
-  // what the estimate is meant to warn of.
-  const Shape* calibration = nullptr;
-  int64_t calibration_elements = 0;
-  for (const Shape& s : kernel.shapes) {
-    int64_t e = shape_elements(kernel, s);
-    if (s.allow_empty || e <= 0 || e > kCalibrationElements) continue;
-    if (!calibration || e > calibration_elements) {
-      calibration = &s;
-      calibration_elements = e;
+  // The calibration shapes: the largest of at most kCalibrationElements (not
+  // an empty one, whose time is no work), and the largest of at most half
+  // its elements. Timing a larger shape would pay what the estimate is
+  // meant to warn of.
+  auto largest_up_to = [&](int64_t most) -> std::pair<const Shape*, int64_t> {
+    std::pair<const Shape*, int64_t> best{nullptr, 0};
+    for (const Shape& s : kernel.shapes) {
+      int64_t e = shape_elements(kernel, s);
+      if (s.allow_empty || e <= 0 || e > most) continue;
+      if (!best.first || e > best.second) best = {&s, e};
     }
-  }
-  if (!calibration)
+    return best;
+  };
+  const auto [big, big_elements] = largest_up_to(kCalibrationElements);
+  if (!big)
     return Error::bad_input(kernel.name + " has no shape of at most " +
                             std::to_string(kCalibrationElements) +
                             " buffer elements to time its reference on");
+  const auto [small, small_elements] = largest_up_to(big_elements / 2);
   ChildOutcome child = run_in_child(
-      [&]() {
-        auto seconds = time_reference(kernel, reference, *calibration);
-        return seconds.ok() ? std::to_string(*seconds) : "error: " + seconds.error().message;
+      [&, big = big, small = small]() {
+        std::string out;
+        for (const Shape* s : {big, small}) {
+          if (!s) break;
+          auto seconds = time_reference(kernel, reference, *s);
+          if (!seconds.ok()) return "error: " + seconds.error().message;
+          out += std::to_string(*seconds) + " ";
+        }
+        return out;
       },
       limit_s);
   if (!child.completed || child.payload.rfind("error: ", 0) == 0)
-    return Error::bad_input(
-        "the reference of " + kernel.name + " on shape '" + calibration->name +
-        "': " + (child.completed ? child.payload.substr(7) : child.describe(limit_s)));
-  const double seconds = std::stod(child.payload);
-  const double elements = static_cast<double>(std::max<int64_t>(calibration_elements, 1));
-  const double product = variable_product(*calibration);
+    return Error::bad_input("the reference of " + kernel.name + " on shape '" + big->name + "': " +
+                            (child.completed ? child.payload.substr(7) : child.describe(limit_s)));
+  double t_big = 0, t_small = 0;
+  std::sscanf(child.payload.c_str(), "%lf %lf", &t_big, &t_small);
+  const double power = small ? work_exponent(t_big, big_elements, t_small, small_elements) : 1.0;
+  std::string fitted = "power ";
+  char power_text[32];
+  std::snprintf(power_text, sizeof power_text, "%.2f", power);
+  fitted += std::string(power_text) +
+            (small ? " fitted with shape '" + small->name + "'" : " (one shape small enough)");
   std::vector<ReferenceCost> costs;
   for (const Shape& s : kernel.shapes) {
     if (!shapes.empty() && std::find(shapes.begin(), shapes.end(), s.name) == shapes.end())
       continue;
-    double work = std::max(static_cast<double>(shape_elements(kernel, s)) / elements,
-                           variable_product(s) / product);
+    double ratio = static_cast<double>(std::max<int64_t>(shape_elements(kernel, s), 1)) /
+                   static_cast<double>(big_elements);
     ReferenceCost cost;
     cost.shape = s.name;
-    cost.seconds = seconds * work;
-    char ratio[32];
-    std::snprintf(ratio, sizeof ratio, "%.3g", work);
-    cost.basis = "timed " + format_seconds(seconds) + " on shape '" + calibration->name +
-                 "', work x" + ratio;
+    cost.seconds = t_big * std::pow(ratio, power);
+    char ratio_text[32];
+    std::snprintf(ratio_text, sizeof ratio_text, "%.3g", ratio);
+    cost.basis = "timed " + format_seconds(t_big) + " on shape '" + big->name + "', elements x" +
+                 ratio_text + ", " + fitted;
     costs.push_back(std::move(cost));
   }
   return costs;

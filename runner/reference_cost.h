@@ -3,14 +3,14 @@
 // (a 4096^3 GEMM reference in double takes tens of seconds per input set).
 //
 // Measured, not guessed: the reference is timed (in a forked child, so a
-// crash cannot take the caller down) on the calibration shape, the largest
-// shape of the kernel with at most kCalibrationElements buffer elements
-// (none: no estimate), and its time is scaled to every
-// other shape by its work. The work of a shape is taken as the larger of
-// two ratios to the calibration shape: buffer elements (an elementwise or
-// row-wise reference) and the product of the shape's integer variables (a
-// GEMM's M * N * K). The larger ratio makes it an upper estimate for
-// references whose work grows like either.
+// crash cannot take the caller down) on the calibration shapes: the largest
+// shape of the kernel with at most kCalibrationElements buffer elements,
+// and the largest with at most half as many where there is one. Its time is
+// scaled to every other shape by a power of the ratio of buffer elements,
+// the power fitted to the two timed shapes (1 for a row-wise reference, 1.5
+// for a square GEMM's n^3 work over n^2 elements), clamped to [1, 2]; with
+// one timed shape, 1. Scaling by the shapes' variables instead would count
+// sizes that are no work (a rotary cache's max_pos).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,10 +24,14 @@ namespace kgate {
 struct ReferenceCost {
   std::string shape;
   double seconds = 0;  // per input set
-  std::string basis;   // "timed 12 ms on shape 'small', work x2300"
+  std::string basis;   // "timed 12 ms on shape 'small', elements x2300, power 1.5"
 };
 
 inline constexpr int64_t kCalibrationElements = int64_t{1} << 16;
+
+// The power p with t_a / t_b = (e_a / e_b)^p, clamped to [1, 2]; 1 where the
+// times or element counts cannot give one.
+double work_exponent(double t_a, int64_t e_a, double t_b, int64_t e_b);
 
 // Estimates for the shapes named in `shapes` (every shape if empty), from
 // one timed run of `reference` (the compiled host reference) on the

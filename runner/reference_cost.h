@@ -2,14 +2,15 @@
 // What the host reference will cost on each shape, known before it is paid
 // (a 4096^3 GEMM reference in double takes tens of seconds per input set).
 //
-// Measured, not guessed: the reference is timed (in a forked child, so a
-// crash cannot take the caller down) on the calibration shapes: the largest
-// shape of the kernel with at most kCalibrationElements buffer elements,
-// and the largest with at most half as many where there is one. Its time is
-// scaled to every other shape by a power of the ratio of buffer elements,
-// the power fitted to the two timed shapes (1 for a row-wise reference, 1.5
-// for a square GEMM's n^3 work over n^2 elements), clamped to [1, 2]; with
-// one timed shape, 1. Scaling by the shapes' variables instead would count
+// Measured, not guessed: the reference function is timed in CPU time (in a
+// forked child, so a crash cannot take the caller down) on the calibration
+// shapes: the largest shape of the kernel with at most kCalibrationElements
+// buffer elements, and the largest with at most a quarter as many where
+// there is one. Its time is scaled to every other shape by a power of the
+// ratio of buffer elements, the power fitted to the two timed shapes (1 for
+// a row-wise reference, 1.5 for a square GEMM's n^3 work over n^2
+// elements), clamped to [1, 1.5] (a tiny shape's noise must not square a
+// huge ratio); with one timed shape, 1. Scaling by the shapes' variables instead would count
 // sizes that are no work (a rotary cache's max_pos).
 #include <cstdint>
 #include <string>
@@ -29,7 +30,7 @@ struct ReferenceCost {
 
 inline constexpr int64_t kCalibrationElements = int64_t{1} << 16;
 
-// The power p with t_a / t_b = (e_a / e_b)^p, clamped to [1, 2]; 1 where the
+// The power p with t_a / t_b = (e_a / e_b)^p, clamped to [1, 1.5]; 1 where the
 // times or element counts cannot give one.
 double work_exponent(double t_a, int64_t e_a, double t_b, int64_t e_b);
 

@@ -56,9 +56,9 @@ int main(int argc, char** argv) {
   double c_reference = (c1.tv_sec - c0.tv_sec) + (c1.tv_nsec - c0.tv_nsec) * 1e-9;
   const ReferenceCost& cost = costs->front();
   std::printf(
-      "%s / %s: estimate %.3f s (%s; the estimate took %.3f s), measured %.3f s, "
-      "estimate / measured %.2f\n",
-      argv[2], argv[3], cost.seconds, cost.basis.c_str(), t_estimate, t_reference,
-      cost.seconds / t_reference);
+      "%s / %s: estimate %.3f s (%s; the estimate took %.3f s), measured %.3f s wall, %.3f s cpu, "
+      "estimate / measured cpu %.2f\n",
+      argv[2], argv[3], cost.seconds, cost.basis.c_str(), t_estimate, t_reference, c_reference,
+      cost.seconds / c_reference);
   return expected.empty() ? 3 : 0;
 }

@@ -257,8 +257,14 @@ AgentRequest build_propose_request(const ContextInput& in) {
       for (size_t i = 0; i < t.values.size(); ++i)
         header += (i ? "," : "") + std::to_string(t.values[i]);
       header += "}";
+      if (!t.role.empty()) header += " (" + t.role + ")";
     }
     header += "\n";
+    if (!impl.constraints.empty()) {
+      header += "Every setting must meet:";
+      for (const TunableConstraint& c : impl.constraints) header += " " + c.expression.text() + ";";
+      header += "\n";
+    }
   }
   if (backend == "cuda") {
     header += "Launch of the current best: " +
@@ -392,7 +398,13 @@ AgentRequest build_propose_request(const ContextInput& in) {
   r.prompt = prompt;
   r.structured_answer = true;
   nlohmann::json declared = nlohmann::json::object();
-  for (const Tunable& t : impl.tunables) declared[t.name] = t.values;
+  nlohmann::json roles = nlohmann::json::object();
+  nlohmann::json constraints = nlohmann::json::array();
+  for (const Tunable& t : impl.tunables) {
+    declared[t.name] = t.values;
+    if (!t.role.empty()) roles[t.name] = t.role;
+  }
+  for (const TunableConstraint& c : impl.constraints) constraints.push_back(c.expression.text());
   // Per shape: the best's median and bytes moved, so an agent can compute bandwidth.
   nlohmann::json best_timing_json = nlohmann::json::array();
   for (const ShapeEvaluation& s : in.best_timing) best_timing_json.push_back(s.to_json());
@@ -403,6 +415,8 @@ AgentRequest build_propose_request(const ContextInput& in) {
                {"source_file", impl.source},
                {"allow_fast_math", impl.compile.allow_fast_math},
                {"tunables", declared},
+               {"tunable_roles", roles},
+               {"constraints", constraints},
                {"iteration", in.iteration},
                {"max_iterations", in.max_iterations},
                {"seed", in.seed},

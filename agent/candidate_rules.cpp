@@ -24,6 +24,10 @@ ProposedCandidate candidate_from_answer(const AgentAnswer& answer, const Candida
     else
       cand.tunables[k] = v;
   }
+  // Settings the manifest's constraints rule out are never built.
+  if (p.invalid.empty())
+    if (Status s = impl.check_constraints(cand.tunables); !s.ok())
+      p.invalid += s.error().message + "; ";
   if (answer.code) cand.source_text = *answer.code;
   cand.launch = best.launch;
   if (!answer.launch.is_null()) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/persisted_json.h"
+#include "agent/tunable_space.h"
 #include "agent/tuner_moves.h"
 #include "core/hash.h"
 
@@ -40,27 +41,6 @@ Settings settings_from(const nlohmann::json& tunables, const nlohmann::json& fla
     for (const auto& f : flags)
       if (f.is_string()) s.second.push_back(f.get<std::string>());
   return s;
-}
-
-std::string upper(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-
-// What a tunable's name says it controls. The order of the checks matters:
-// ROWS_PER_BLOCK is about rows, BATCH_TILE about reuse, not blocks or work.
-enum class Knob { kWidth, kReuse, kSplit, kWork, kRows, kBlock, kOther };
-Knob knob_of(const std::string& name) {
-  std::string n = upper(name);
-  auto has = [&](const char* w) { return n.find(w) != std::string::npos; };
-  if (has("VEC") || has("WIDTH")) return Knob::kWidth;
-  if (has("SPLIT") || has("CLUSTER")) return Knob::kSplit;
-  if (has("BATCH") || has("TILE") || has("REUSE")) return Knob::kReuse;
-  if (has("ROWS") || has("PER_BLOCK")) return Knob::kRows;
-  for (const char* w : {"UNROLL", "ACCUM", "ELEM", "ITEMS", "PER_THREAD", "ILP"})
-    if (has(w)) return Knob::kWork;
-  if (has("BLOCK") || has("THREADS") || has("WARPS")) return Knob::kBlock;
-  return Knob::kOther;
 }
 
 struct Move {
@@ -125,8 +105,8 @@ std::string settings_text(const Settings& s) {
 // A profile's counters refine it: memory-bound with narrow or poorly
 // coalesced loads puts the widest access before anything else; occupancy
 // limited by registers puts less work per thread first.
-std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>>& declared,
-                                const Settings& best, const ProfileGuidance& guidance) {
+std::vector<Move> tunable_moves(const TunableSpace& space, const Settings& best,
+                                const ProfileGuidance& guidance) {
   const std::string& bottleneck = guidance.bottleneck;
   const bool memory = bottleneck == "memory-bound" || bottleneck == "unknown";
   const bool registers = bottleneck == "register-limited" || guidance.registers_limit_occupancy;
@@ -141,7 +121,7 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
     long at;  // index of the best's value in sorted
   };
   std::vector<Axis> axes;
-  for (const auto& [name, values] : declared) {
+  for (const auto& [name, values] : space.declared()) {
     std::vector<int64_t> sorted = values;
     std::sort(sorted.begin(), sorted.end());
     sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
@@ -149,7 +129,8 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
     if (it == best.first.end()) continue;
     auto at = std::find(sorted.begin(), sorted.end(), it->second);
     if (at == sorted.end()) continue;
-    axes.push_back({name, knob_of(name), sorted, static_cast<long>(at - sorted.begin())});
+    axes.push_back(
+        {name, knob_of(name, space.role(name)), sorted, static_cast<long>(at - sorted.begin())});
   }
   std::vector<Move> moves;
   const std::string safe = "none for correctness (the gate checks every shape)";
@@ -276,6 +257,28 @@ std::vector<Move> tunable_moves(const std::map<std::string, std::vector<int64_t>
   return moves;
 }
 
+// Where constraints tie tunables together (BK up only with TN down), moves
+// of 2-3 tunables at once that meet them: first in line when no single step
+// does, else after the single steps and compiler options.
+void add_coordinated_moves(const TunableSpace& space, const Settings& best,
+                           std::vector<Move>& moves) {
+  if (space.constraint_texts().empty()) return;
+  const bool stuck = space.valid_single_steps(best.first).empty();
+  std::string constraints;
+  for (const std::string& c : space.constraint_texts())
+    constraints += (constraints.empty() ? "" : ", ") + c;
+  for (const TunableSettings& to : space.coordinated_steps(best.first)) {
+    Move m;
+    m.settings = {to, best.second};
+    m.priority = stuck ? 1 : 9;
+    m.why = std::string(stuck ? "no single step meets the constraints" : "a coordinated step") +
+            " (" + constraints + "); these tunables move together";
+    m.expected = "unknown: a region single steps cannot reach";
+    m.risks = "none for correctness (the gate checks every shape)";
+    moves.push_back(std::move(m));
+  }
+}
+
 // The first sentence of `text`, without its full stop.
 std::string first_sentence(const std::string& text) {
   size_t end = text.find(". ");
@@ -361,14 +364,10 @@ class Tuner : public AgentProvider {
 
  private:
   Result<std::string> propose(const nlohmann::json& ctx) {
-    std::map<std::string, int64_t> defaults;
-    std::map<std::string, std::vector<int64_t>> declared;
-    const nlohmann::json tunables = object_field(ctx, "tunables");  // outlives the loop
-    for (const auto& [k, v] : tunables.items()) {
-      for (const auto& x : v)
-        if (x.is_number_integer()) declared[k].push_back(x.get<int64_t>());
-      if (!declared[k].empty()) defaults[k] = declared[k].front();
-    }
+    // Values, roles and constraints as the manifest declares them (tunable_space.h).
+    const TunableSpace space = TunableSpace::from_context(ctx);
+    std::map<std::string, std::vector<int64_t>> declared = space.declared();
+    const std::map<std::string, int64_t> defaults = space.defaults();
     const nlohmann::json best_j = object_field(ctx, "best");
     Settings best =
         settings_from(object_field(best_j, "tunables"), array_field(best_j, "flags"), defaults);
@@ -418,7 +417,8 @@ class Tuner : public AgentProvider {
     }
     // Neighbours of the best: single steps, jumps, and coordinated pairs,
     // ordered by the profile (tunable_moves).
-    for (Move& m : tunable_moves(declared, best, guidance)) moves.push_back(std::move(m));
+    for (Move& m : tunable_moves(space, best, guidance)) moves.push_back(std::move(m));
+    add_coordinated_moves(space, best, moves);
     // Momentum: one more step in the direction of the last kept change goes first.
     std::map<std::string, int> last_dir = last_kept_direction(ctx, defaults);
     if (!last_dir.empty())
@@ -493,6 +493,8 @@ class Tuner : public AgentProvider {
         moves.push_back(m);
       }
     }
+    // Never a setting the manifest's constraints rule out.
+    std::erase_if(moves, [&](const Move& m) { return !space.valid(m.settings.first); });
     auto key = [&](const Move& m) {
       return full_key(m.settings, m.launch.is_null() ? best_launch : m.launch,
                       m.source ? sha16(*m.source) : best_sha);

@@ -81,7 +81,10 @@ int run(const RunArgs& args) {
       continue;
     }
     for (const ShapeMeasurement& m : result->shapes) {
-      table.add({kernel.name, m.shape, m.phase, format_seconds(m.head_median()),
+      const Shape* shape = kernel.shape(m.shape);
+      bool empty = shape && shape->allow_empty;
+      table.add({kernel.name, m.shape, m.phase,
+                 empty ? "not timed (empty)" : format_seconds(m.head_median()),
                  format_error(m.check.max_abs_error), format_error(m.check.max_rel_error),
                  check_cell(m)});
       all_passed &= m.status == MeasureStatus::kPass;

@@ -1,6 +1,7 @@
 #include "core/expression.h"
 
 #include <cctype>
+#include <optional>
 
 namespace kgate {
 
@@ -9,7 +10,7 @@ class ExpressionParser {
   ExpressionParser(std::string_view text, Expression& out) : text_(text), out_(out) {}
 
   Status parse() {
-    auto root = parse_sum();
+    auto root = parse_or();
     if (!root.ok()) return root.error();
     skip_space();
     if (pos_ != text_.size()) return fail("unexpected '" + std::string(1, text_[pos_]) + "'");
@@ -35,9 +36,73 @@ class ExpressionParser {
     }
     return false;
   }
+  // Accepts the two-character operator `op` ("&&", "<=", ...).
+  bool accept2(const char* op) {
+    skip_space();
+    if (text_.substr(pos_, 2) != op) return false;
+    pos_ += 2;
+    return true;
+  }
+  // Accepts `c` only where the next character is not `unless` ('<' but not "<=").
+  bool accept_alone(char c, char unless) {
+    skip_space();
+    if (pos_ >= text_.size() || text_[pos_] != c) return false;
+    if (pos_ + 1 < text_.size() && text_[pos_ + 1] == unless) return false;
+    ++pos_;
+    return true;
+  }
   int add(Op op, std::vector<int> children = {}, int64_t value = 0, std::string name = {}) {
     out_.nodes_.push_back({op, value, std::move(name), std::move(children)});
     return static_cast<int>(out_.nodes_.size()) - 1;
+  }
+
+  Result<int> parse_or() {
+    auto left = parse_and();
+    if (!left.ok()) return left;
+    while (accept2("||")) {
+      auto right = parse_and();
+      if (!right.ok()) return right;
+      left = add(Op::kOr, {*left, *right});
+    }
+    return left;
+  }
+
+  Result<int> parse_and() {
+    auto left = parse_compare();
+    if (!left.ok()) return left;
+    while (accept2("&&")) {
+      auto right = parse_compare();
+      if (!right.ok()) return right;
+      left = add(Op::kAnd, {*left, *right});
+    }
+    return left;
+  }
+
+  // The comparison operator at the cursor, consumed; nullopt if none.
+  std::optional<Op> accept_comparison() {
+    if (accept2("==")) return Op::kEq;
+    if (accept2("!=")) return Op::kNe;
+    if (accept2("<=")) return Op::kLe;
+    if (accept2(">=")) return Op::kGe;
+    if (accept('<')) return Op::kLt;
+    if (accept('>')) return Op::kGt;
+    return std::nullopt;
+  }
+
+  Result<int> parse_compare() {
+    auto left = parse_sum();
+    if (!left.ok()) return left;
+    auto op = accept_comparison();
+    if (!op) return left;
+    auto right = parse_sum();
+    if (!right.ok()) return right;
+    size_t at = pos_;
+    if (accept_comparison()) {
+      pos_ = at;
+      skip_space();
+      return fail("comparisons do not chain; write a < b && b < c");
+    }
+    return add(*op, {*left, *right});
   }
 
   Result<int> parse_sum() {
@@ -82,6 +147,11 @@ class ExpressionParser {
       if (!operand.ok()) return operand;
       return add(Op::kNegate, {*operand});
     }
+    if (accept_alone('!', '=')) {
+      auto operand = parse_unary();
+      if (!operand.ok()) return operand;
+      return add(Op::kNot, {*operand});
+    }
     return parse_primary();
   }
 
@@ -93,7 +163,7 @@ class ExpressionParser {
     if (std::isdigit(static_cast<unsigned char>(c))) return parse_number();
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return parse_name();
     if (accept('(')) {
-      auto inner = parse_sum();
+      auto inner = parse_or();
       if (!inner.ok()) return inner;
       if (!accept(')')) return fail("expected ')'");
       return inner;
@@ -128,7 +198,7 @@ class ExpressionParser {
       return fail("unknown function '" + name + "' (known: ceil_div, min, max)");
     std::vector<int> args;
     do {
-      auto arg = parse_sum();
+      auto arg = parse_or();
       if (!arg.ok()) return arg;
       args.push_back(*arg);
     } while (accept(','));
@@ -182,6 +252,16 @@ Result<int64_t> Expression::evaluate_node(int index, const Variables& variables)
       }
       return it->second;
     }
+    case Op::kAnd:
+    case Op::kOr: {
+      // The left operand decides where it can, as in C.
+      auto left = evaluate_node(node.children[0], variables);
+      if (!left.ok()) return left;
+      if ((*left != 0) == (node.op == Op::kOr)) return int64_t{node.op == Op::kOr};
+      auto right = evaluate_node(node.children[1], variables);
+      if (!right.ok()) return right;
+      return int64_t{*right != 0};
+    }
     default:
       break;
   }
@@ -197,6 +277,20 @@ Result<int64_t> Expression::evaluate_node(int index, const Variables& variables)
     case Op::kNegate:
       if (__builtin_sub_overflow(int64_t{0}, args[0], &result)) return overflow();
       return result;
+    case Op::kNot:
+      return int64_t{args[0] == 0};
+    case Op::kEq:
+      return int64_t{args[0] == args[1]};
+    case Op::kNe:
+      return int64_t{args[0] != args[1]};
+    case Op::kLt:
+      return int64_t{args[0] < args[1]};
+    case Op::kLe:
+      return int64_t{args[0] <= args[1]};
+    case Op::kGt:
+      return int64_t{args[0] > args[1]};
+    case Op::kGe:
+      return int64_t{args[0] >= args[1]};
     case Op::kAdd:
       if (__builtin_add_overflow(args[0], args[1], &result)) return overflow();
       return result;

@@ -1,13 +1,22 @@
 #pragma once
 // Integer expressions of the manifest: counts, launch dimensions and scalar
-// values written over shape variables and tunables.
+// values written over shape variables and tunables, and the constraints
+// between tunables ("BM % TM == 0").
 //
-//   expr    := term (('+' | '-') term)*
+//   expr    := or
+//   or      := and ('||' and)*
+//   and     := compare ('&&' compare)*
+//   compare := sum (('==' | '!=' | '<' | '<=' | '>' | '>=') sum)?
+//   sum     := term (('+' | '-') term)*
 //   term    := unary (('*' | '/' | '%') unary)*
-//   unary   := '-' unary | primary
+//   unary   := '-' unary | '!' unary | primary
 //   primary := INTEGER | NAME | NAME '(' expr (',' expr)* ')' | '(' expr ')'
 //
 // Functions: ceil_div(a, b), min(a, b, ...), max(a, b, ...).
+// Comparisons, '&&', '||' and '!' yield 1 or 0, as in C; a comparison does
+// not chain (a < b < c is an error: write a < b && b < c); '&&' and '||'
+// stop at their left operand when it decides ("TM != 0 && BM % TM == 0"
+// never divides by zero).
 // Arithmetic is 64-bit signed; overflow, division by zero and unknown names
 // are errors, never wrapped or defaulted values.
 #include <cstdint>
@@ -36,7 +45,26 @@ class Expression {
   const std::string& text() const { return text_; }
 
  private:
-  enum class Op { kConstant, kVariable, kNegate, kAdd, kSub, kMul, kDiv, kMod, kCall };
+  enum class Op {
+    kConstant,
+    kVariable,
+    kNegate,
+    kNot,
+    kAdd,
+    kSub,
+    kMul,
+    kDiv,
+    kMod,
+    kCall,
+    kEq,
+    kNe,
+    kLt,
+    kLe,
+    kGt,
+    kGe,
+    kAnd,
+    kOr
+  };
   struct Node {
     Op op;
     int64_t value = 0;

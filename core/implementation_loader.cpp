@@ -3,10 +3,84 @@
 #include <regex>
 
 #include "core/entry_name.h"
+#include "core/tunable_role.h"
 
 namespace kgate {
 
 using json = nlohmann::json;
+
+namespace {
+
+// "BLOCK": [256, 128] or "BM": {"values": [64, 128], "role": "tile_rows"}.
+Result<Tunable> load_tunable(const ManifestReader& reader, const std::string& name,
+                             const json& declared, const std::string& path) {
+  if (!std::regex_match(name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+    return reader.fail(path, "a tunable name must be a C identifier");
+  Tunable tunable{name, {}, {}};
+  const json* values = &declared;
+  if (declared.is_object()) {
+    KGATE_RETURN_IF_ERROR(reader.check_keys(declared, path, {"values", "role"}));
+    auto v = declared.find("values");
+    if (v == declared.end())
+      return reader.fail(path + ".values", "missing; expected [values] (the first is the default)");
+    values = &*v;
+    if (auto role = declared.find("role"); role != declared.end()) {
+      if (!role->is_string() || !is_tunable_role(role->get<std::string>()))
+        return reader.fail(path + ".role",
+                           "expected one of " + tunable_roles_text() + ", got " + role->dump());
+      tunable.role = role->get<std::string>();
+    }
+  }
+  if (!values->is_array() || values->empty())
+    return reader.fail(path,
+                       "expected a non-empty array of integers (the first is the default) "
+                       "or {\"values\": [...], \"role\": \"...\"}");
+  for (const auto& v : *values) {
+    if (!v.is_number_integer())
+      return reader.fail(path, "expected integers, got " + std::string(v.type_name()));
+    tunable.values.push_back(v.get<int64_t>());
+  }
+  return tunable;
+}
+
+// Expressions over the tunables only (one compile serves every shape), each
+// met by the defaults: a manifest whose defaults are invalid would build a
+// kernel its author says cannot work.
+Result<std::vector<TunableConstraint>> load_constraints(const ManifestReader& reader,
+                                                        const json& list, const std::string& path,
+                                                        const Implementation& impl) {
+  if (!list.is_array())
+    return reader.fail(path,
+                       "expected an array of expressions over the tunables (\"BM % TM == 0\")");
+  std::vector<TunableConstraint> out;
+  Variables defaults = impl.default_tunables();
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string cpath = path + "[" + std::to_string(i) + "]";
+    if (!list[i].is_string())
+      return reader.fail(
+          cpath, "expected an expression as a string, got " + std::string(list[i].type_name()));
+    auto expression = reader.get_expression(list[i], cpath);
+    if (!expression.ok()) return expression.error();
+    for (const std::string& n : expression->names())
+      if (!defaults.count(n))
+        return reader.fail(cpath, "'" + n + "' is not a tunable of this implementation; a " +
+                                      "constraint reads tunables only");
+    auto holds = expression->evaluate(defaults);
+    if (!holds.ok()) return reader.fail(cpath, holds.error().message + " (the default tunables)");
+    if (*holds == 0) {
+      std::string settings;
+      for (const std::string& n : expression->names())
+        settings += (settings.empty() ? "" : " ") + n + "=" + std::to_string(defaults[n]);
+      return reader.fail(cpath, "the default tunables (" + settings +
+                                    ", the first of each list) violate the constraint \"" +
+                                    expression->text() + "\"");
+    }
+    out.push_back({std::move(expression.value()), cpath});
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<Implementation> load_implementation(const ManifestReader& reader, const json& body,
                                            const std::string& path, const std::string& backend,
@@ -17,8 +91,8 @@ Result<Implementation> load_implementation(const ManifestReader& reader, const j
   if (use == ImplementationUse::kReference) {
     KGATE_RETURN_IF_ERROR(reader.check_keys(body, path, {"source", "entry", "compile", "launch"}));
   } else {
-    KGATE_RETURN_IF_ERROR(
-        reader.check_keys(body, path, {"source", "entry", "compile", "launch", "tunables"}));
+    KGATE_RETURN_IF_ERROR(reader.check_keys(
+        body, path, {"source", "entry", "compile", "launch", "tunables", "constraints"}));
   }
   Implementation impl;
   impl.backend = backend;
@@ -66,21 +140,16 @@ Result<Implementation> load_implementation(const ManifestReader& reader, const j
   if (auto tunables = body.find("tunables"); tunables != body.end()) {
     if (!tunables->is_object())
       return reader.fail(path + ".tunables", "expected an object of name: [values]");
-    for (const auto& [name, values] : tunables->items()) {
-      std::string tpath = path + ".tunables." + name;
-      if (!std::regex_match(name, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
-        return reader.fail(tpath, "a tunable name must be a C identifier");
-      if (!values.is_array() || values.empty())
-        return reader.fail(tpath,
-                           "expected a non-empty array of integers (the first is the default)");
-      Tunable tunable{name, {}};
-      for (const auto& v : values) {
-        if (!v.is_number_integer())
-          return reader.fail(tpath, "expected integers, got " + std::string(v.type_name()));
-        tunable.values.push_back(v.get<int64_t>());
-      }
-      impl.tunables.push_back(std::move(tunable));
+    for (const auto& [name, declared] : tunables->items()) {
+      auto tunable = load_tunable(reader, name, declared, path + ".tunables." + name);
+      if (!tunable.ok()) return tunable.error();
+      impl.tunables.push_back(std::move(tunable.value()));
     }
+  }
+  if (auto constraints = body.find("constraints"); constraints != body.end()) {
+    auto loaded = load_constraints(reader, *constraints, path + ".constraints", impl);
+    if (!loaded.ok()) return loaded.error();
+    impl.constraints = std::move(loaded.value());
   }
 
   auto launch = body.find("launch");

@@ -8,6 +8,24 @@ Variables Implementation::default_tunables() const {
   return out;
 }
 
+Status Implementation::check_constraints(const Variables& tunables) const {
+  Variables all = default_tunables();
+  for (const auto& [name, value] : tunables) all[name] = value;
+  for (const TunableConstraint& c : constraints) {
+    auto holds = c.expression.evaluate(all);
+    if (!holds.ok()) return Error::bad_input(holds.error().message + " (" + c.json_path + ")");
+    if (*holds == 0) {
+      std::string settings;
+      for (const auto& [name, value] : all)
+        if (c.expression.names().count(name))
+          settings += (settings.empty() ? "" : " ") + name + "=" + std::to_string(value);
+      return Error::bad_input(settings + " violates the constraint \"" + c.expression.text() +
+                              "\" (" + c.json_path + ")");
+    }
+  }
+  return {};
+}
+
 const Implementation* Kernel::implementation(std::string_view backend) const {
   for (const Implementation& impl : implementations)
     if (impl.backend == backend) return &impl;

@@ -4,8 +4,9 @@
 //
 // Invariants after a successful load (manifest_loader.h): kernel and shape
 // names are unique; every expression parses and evaluates without error for
-// every shape with each tunable at its default (first) value; every buffer
-// count is positive; every float scalar naming a variable finds it in every
+// every shape with each tunable at its default (first) value; the defaults
+// meet every constraint; every buffer count is positive (zero allowed on
+// shapes with allow_empty); every float scalar naming a variable finds it in every
 // shape; every kernel has at least one output and a reference.
 #include <cstdint>
 #include <filesystem>
@@ -66,6 +67,14 @@ struct CompileSpec {
 struct Tunable {
   std::string name;
   std::vector<int64_t> values;  // values.front() is the default
+  std::string role;             // core/tunable_role.h; empty: none declared
+};
+
+// A condition every setting of the tunables must meet ("BM % TM == 0"): an
+// expression over the implementation's tunables, true when non-zero.
+struct TunableConstraint {
+  Expression expression;
+  std::string json_path;  // "kernels[0].impl.cuda.constraints[1]"
 };
 
 // One way to build the kernel: for the GPU ("cuda") or the CPU ("host").
@@ -76,9 +85,13 @@ struct Implementation {
   CompileSpec compile;
   LaunchSpec launch;  // cuda only
   std::vector<Tunable> tunables;
+  std::vector<TunableConstraint> constraints;
   std::string json_path;
 
   Variables default_tunables() const;
+  // The first constraint `tunables` (defaults filling the rest) violates, or
+  // that fails to evaluate, as an error naming it; ok when all hold.
+  Status check_constraints(const Variables& tunables) const;
 };
 
 // What a shape's timing may do to the gate (docs/manifest.md, "Timing"):
@@ -103,6 +116,10 @@ struct Shape {
   // As written on the shape; nullopt: the gate's default for its phase
   // (GatePolicy::timing_of).
   std::optional<ShapeTiming> timing;
+  // "allow_empty": true: counts and launch dimensions may evaluate to 0 (a
+  // GEMM with K = 0) for a kernel that handles it; such a shape is checked,
+  // never timed (docs/manifest.md, "Empty dimensions").
+  bool allow_empty = false;
   std::string json_path;
 
   bool runs_on(std::string_view backend) const;

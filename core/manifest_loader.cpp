@@ -89,10 +89,10 @@ Result<Manifest> Loader::load(const json& doc) {
 
 Result<Kernel> Loader::load_kernel(const json& k, const std::string& path) {
   if (!k.is_object()) return fail(path, "expected a kernel object, got " + type_name(k));
-  KGATE_RETURN_IF_ERROR(
-      check_keys(k, path,
-                 {"name", "family", "backend", "source", "entry", "compile", "launch", "tunables",
-                  "impl", "args", "shapes", "reference", "tolerance", "timing", "description"}));
+  KGATE_RETURN_IF_ERROR(check_keys(k, path,
+                                   {"name", "family", "backend", "source", "entry", "compile",
+                                    "launch", "tunables", "constraints", "impl", "args", "shapes",
+                                    "reference", "tolerance", "timing", "description"}));
   Kernel kernel;
   kernel.json_path = path;
   kernel.raw = k;
@@ -109,6 +109,9 @@ Result<Kernel> Loader::load_kernel(const json& k, const std::string& path) {
   if (auto impl = k.find("impl"); impl != k.end()) {
     if (k.contains("source") || k.contains("entry"))
       return fail(path, "give either \"impl\" or \"source\"/\"entry\", not both");
+    if (k.contains("constraints"))
+      return fail(path + ".constraints",
+                  "with \"impl\", constraints go into the implementation whose tunables they read");
     if (!impl->is_object() || impl->empty())
       return fail(path + ".impl", "expected an object keyed by backend (\"cuda\", \"host\")");
     for (const auto& [backend, body] : impl->items()) {
@@ -120,7 +123,7 @@ Result<Kernel> Loader::load_kernel(const json& k, const std::string& path) {
     auto backend = get_string(k, path, "backend", false);
     if (!backend.ok()) return backend.error();
     json flat = json::object();
-    for (const char* key : {"source", "entry", "compile", "launch", "tunables"})
+    for (const char* key : {"source", "entry", "compile", "launch", "tunables", "constraints"})
       if (k.contains(key)) flat[key] = k[key];
     auto implementation =
         load_implementation(reader_, flat, path, backend->empty() ? std::string("cuda") : *backend);
@@ -227,14 +230,22 @@ Status Loader::check_expressions(const Kernel& kernel) const {
                                   "integer variables (float scalars may name it)");
         auto value = e.evaluate(vars);
         if (!value.ok()) return fail(path, value.error().message + " (shape '" + shape.name + "')");
-        if (*value < min)
-          return fail(path, "evaluates to " + std::to_string(*value) + " for shape '" + shape.name +
-                                "'; expected at least " + std::to_string(min));
+        if (*value < min) {
+          std::string what = "evaluates to " + std::to_string(*value) + " for shape '" +
+                             shape.name + "'; expected at least " + std::to_string(min);
+          if (min == 1 && *value == 0)
+            what +=
+                " (a kernel that handles an empty dimension may declare it: \"allow_empty\": "
+                "true on the shape)";
+          return fail(path, what);
+        }
         return {};
       };
+      // Zero elements or blocks: only where the shape says the kernel handles it.
+      const int64_t least = shape.allow_empty ? 0 : 1;
       for (const Arg& arg : kernel.args) {
         if (arg.is_buffer) {
-          KGATE_RETURN_IF_ERROR(eval(arg.count, arg.json_path + ".count", 1));
+          KGATE_RETURN_IF_ERROR(eval(arg.count, arg.json_path + ".count", least));
           if (arg.init.distribution == InitSpec::Distribution::kRandInt) {
             KGATE_RETURN_IF_ERROR(eval(arg.init.int_low, arg.json_path + ".init.low", INT64_MIN));
             KGATE_RETURN_IF_ERROR(eval(arg.init.int_high, arg.json_path + ".init.high", INT64_MIN));
@@ -249,7 +260,8 @@ Status Loader::check_expressions(const Kernel& kernel) const {
       }
       for (size_t i = 0; i < impl.launch.grid.size(); ++i)
         KGATE_RETURN_IF_ERROR(eval(impl.launch.grid[i],
-                                   impl.json_path + ".launch.grid[" + std::to_string(i) + "]", 1));
+                                   impl.json_path + ".launch.grid[" + std::to_string(i) + "]",
+                                   least));
       for (size_t i = 0; i < impl.launch.block.size(); ++i)
         KGATE_RETURN_IF_ERROR(eval(impl.launch.block[i],
                                    impl.json_path + ".launch.block[" + std::to_string(i) + "]", 1));

@@ -40,6 +40,11 @@ Result<Shape> load_shape(const ManifestReader& reader, const nlohmann::json& s,
       }
       continue;
     }
+    if (key == "allow_empty") {
+      if (!value.is_boolean()) return reader.fail(path + ".allow_empty", "expected true or false");
+      shape.allow_empty = value.get<bool>();
+      continue;
+    }
     if (key == "timing") {
       auto timing = load_shape_timing(reader, value, path + ".timing");
       if (!timing.ok()) return timing.error();
@@ -57,6 +62,14 @@ Result<Shape> load_shape(const ManifestReader& reader, const nlohmann::json& s,
       shape.variables[key] = value.get<int64_t>();
     else
       shape.float_variables[key] = value.get<double>();
+  }
+  // An empty launch does no work to time: the shape is checked only.
+  if (shape.allow_empty) {
+    if (shape.timing && *shape.timing != ShapeTiming::kOff)
+      return reader.fail(path + ".timing",
+                         "a shape with \"allow_empty\": true is checked, never timed; drop "
+                         "\"timing\" or write \"off\"");
+    shape.timing = ShapeTiming::kOff;
   }
   if (shape.variables.empty())
     return reader.fail(path, "a shape needs at least one integer variable (rows, cols, ...)");

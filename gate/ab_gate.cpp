@@ -11,6 +11,7 @@
 #include "runner/isolated_measure.h"
 #include "runner/oracle_choice.h"
 #include "runner/reference.h"
+#include "runner/reference_cost.h"
 
 namespace kgate {
 namespace {
@@ -415,6 +416,11 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
   OracleState oracles;
   oracles.device_reference = device_reference->has_value();
   oracles.base_available = base.has_value();
+  // What the host reference will cost, said before it is paid.
+  warn_slow_references(kernel, reference->program,
+                       host_judged_shapes(kernel, gate.policy, backend.name(),
+                                          oracles.device_reference, options.shape),
+                       kernel.timing.time_limit_s);
 
   gate.seed =
       options.seed

@@ -24,6 +24,10 @@ struct LaunchDims {
   uint32_t grid[3] = {1, 1, 1};
   uint32_t block[3] = {1, 1, 1};
   uint32_t shared_bytes = 0;
+
+  // A grid of 0 blocks (a shape with "allow_empty"): nothing to run. A
+  // device does not launch it (launch returns ok) and refuses to time it.
+  bool empty() const { return grid[0] == 0 || grid[1] == 0 || grid[2] == 0; }
 };
 
 // An opaque device address (a CUdeviceptr, or a host pointer).

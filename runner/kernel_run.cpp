@@ -6,6 +6,7 @@
 #include "runner/isolated_measure.h"
 #include "runner/oracle_choice.h"
 #include "runner/reference.h"
+#include "runner/reference_cost.h"
 
 namespace kgate {
 
@@ -68,6 +69,11 @@ Result<KernelRunReport> run_kernel(const Manifest& manifest, const Kernel& kerne
   if (!device_reference.ok()) return device_reference.error();
   OracleState oracles;
   oracles.device_reference = device_reference->has_value();
+  // What the host reference will cost, said before it is paid.
+  warn_slow_references(kernel, reference->program,
+                       host_judged_shapes(kernel, manifest.gate, backend.name(),
+                                          oracles.device_reference, options.shape),
+                       kernel.timing.time_limit_s);
 
   uint64_t seed =
       options.seed
@@ -89,7 +95,11 @@ Result<KernelRunReport> run_kernel(const Manifest& manifest, const Kernel& kerne
     m.device_reference = *device_reference ? &**device_reference : nullptr;
     m.oracle = choose_oracle(kernel, shape, manifest.gate, oracles);
     m.seed = seed + i * 1000;
-    m.time = options.time;
+    // An empty shape ("allow_empty") is checked only: an empty launch has nothing to time.
+    m.time = options.time && !shape.allow_empty;
+    if (options.time && shape.allow_empty)
+      progress(kernel.name + " / " + shape.name +
+               ": an empty shape (\"allow_empty\"): checked against the reference, not timed");
     m.warmup = kernel.timing.warmup;
     m.min_samples = kernel.timing.samples;
     m.max_samples = kernel.timing.samples;

@@ -34,9 +34,10 @@ Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl,
     if (arg.is_buffer) {
       auto count = arg.count.evaluate(vars);
       if (!count.ok()) return count.error().with_context(where(arg.json_path + ".count"));
-      if (*count < 1)
+      if (*count < (shape.allow_empty ? 0 : 1))
         return Error::bad_input(where(arg.json_path + ".count") + ": count is " +
-                                std::to_string(*count) + ", expected at least 1");
+                                std::to_string(*count) + ", expected at least 1" +
+                                (*count == 0 ? " (or \"allow_empty\": true on the shape)" : ""));
       a.count = *count;
       if (__builtin_mul_overflow(static_cast<size_t>(*count), dtype_size(arg.dtype), &a.bytes))
         return Error::bad_input(where(arg.json_path + ".count") + ": buffer size overflows");
@@ -87,10 +88,13 @@ Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl,
     plan.args.push_back(a);
   }
   if (impl && !impl->launch.grid.empty()) {
-    auto dim = [&](const Expression& e, const std::string& path, uint32_t& out) -> Status {
+    // A grid of 0 blocks is an empty launch (LaunchDims::empty) on shapes
+    // that allow it; a block of 0 threads never is.
+    auto dim = [&](const Expression& e, const std::string& path, uint32_t& out,
+                   int64_t least) -> Status {
       auto value = e.evaluate(vars);
       if (!value.ok()) return value.error().with_context(where(path));
-      if (*value < 1 || *value > std::numeric_limits<uint32_t>::max())
+      if (*value < least || *value > std::numeric_limits<uint32_t>::max())
         return Error::bad_input(where(path) + ": launch dimension " + std::to_string(*value) +
                                 " is out of range");
       out = static_cast<uint32_t>(*value);
@@ -99,11 +103,11 @@ Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl,
     for (size_t i = 0; i < impl->launch.grid.size(); ++i)
       KGATE_RETURN_IF_ERROR(dim(impl->launch.grid[i],
                                 impl->json_path + ".launch.grid[" + std::to_string(i) + "]",
-                                plan.dims.grid[i]));
+                                plan.dims.grid[i], shape.allow_empty ? 0 : 1));
     for (size_t i = 0; i < impl->launch.block.size(); ++i)
       KGATE_RETURN_IF_ERROR(dim(impl->launch.block[i],
                                 impl->json_path + ".launch.block[" + std::to_string(i) + "]",
-                                plan.dims.block[i]));
+                                plan.dims.block[i], 1));
     auto shared = impl->launch.shared_bytes.evaluate(vars);
     if (!shared.ok())
       return shared.error().with_context(where(impl->json_path + ".launch.shared_bytes"));

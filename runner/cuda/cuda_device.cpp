@@ -241,6 +241,8 @@ Status CudaDevice::launch_async(CUfunction function, const LaunchDims& d,
 
 Status CudaDevice::launch(LoadedKernel& kernel, const LaunchDims& dims,
                           const std::vector<ArgSlot>& args) {
+  // cuLaunchKernel refuses a grid of 0 blocks; an empty shape's launch does nothing.
+  if (dims.empty()) return {};
   KGATE_RETURN_IF_ERROR(launch_async(static_cast<CudaKernel&>(kernel).function(), dims, args));
   return sync("running the kernel");
 }
@@ -298,6 +300,8 @@ Result<TimedSample> CudaDevice::time_function(CUfunction function, const LaunchD
 
 Result<TimedSample> CudaDevice::time_launch(LoadedKernel& kernel, const LaunchDims& dims,
                                             const std::vector<ArgSlot>& args) {
+  if (dims.empty())
+    return Error::bad_input("a grid of 0 blocks is not timed (an empty shape is checked only)");
   return time_function(static_cast<CudaKernel&>(kernel).function(), dims, args);
 }
 

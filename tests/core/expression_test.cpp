@@ -77,5 +77,39 @@ TEST(Expression, SyntaxErrorsNameTheColumn) {
   EXPECT_NE(eval_error("").find("ended"), std::string::npos);
 }
 
+TEST(Expression, ComparisonsAndLogicYieldZeroOrOne) {
+  Variables v{{"BM", 64}, {"TM", 8}, {"BN", 64}, {"TN", 8}};
+  EXPECT_EQ(eval("BM % TM == 0", v), 1);
+  EXPECT_EQ(eval("BM % 3 == 0", v), 0);
+  EXPECT_EQ(eval("(BM / TM) * (BN / TN) <= 1024", v), 1);
+  EXPECT_EQ(eval("(BM / TM) * (BN / TN) < 64", v), 0);
+  EXPECT_EQ(eval("BM != BN", v), 0);
+  EXPECT_EQ(eval("BM > TM && BN >= 64", v), 1);
+  EXPECT_EQ(eval("BM < TM || BN > 64", v), 0);
+  EXPECT_EQ(eval("!(BM == 64)", v), 0);
+  EXPECT_EQ(eval("!0 + !5", v), 1);
+  EXPECT_EQ(eval("1 + 2 == 3"), 1);          // arithmetic binds tighter
+  EXPECT_EQ(eval("1 || 0 && 0"), 1);         // && binds tighter than ||
+  EXPECT_EQ(eval("(1 < 2) + (3 >= 3)"), 2);  // a comparison is a number
+  EXPECT_EQ(eval("max(BM > 0, 0)", v), 1);
+}
+
+TEST(Expression, LogicStopsAtTheDecidingOperand) {
+  // The right side would divide by zero: it is never evaluated.
+  EXPECT_EQ(eval("TM != 0 && BM % TM == 0", {{"TM", 0}, {"BM", 64}}), 0);
+  EXPECT_EQ(eval("TM == 0 || BM % TM == 0", {{"TM", 0}, {"BM", 64}}), 1);
+  // Where it decides nothing, its errors stay errors.
+  EXPECT_NE(eval_error("1 && 1 / 0").find("division by zero"), std::string::npos);
+  EXPECT_NE(eval_error("0 || x", {}).find("unknown name 'x'"), std::string::npos);
+}
+
+TEST(Expression, ComparisonErrorsAreClear) {
+  EXPECT_NE(eval_error("1 < 2 < 3").find("do not chain"), std::string::npos);
+  EXPECT_NE(eval_error("a = 1", {{"a", 1}}).find("unexpected '='"), std::string::npos);
+  EXPECT_NE(eval_error("1 & 1").find("unexpected '&'"), std::string::npos);
+  EXPECT_NE(eval_error("1 ==").find("ended"), std::string::npos);
+  EXPECT_NE(eval_error("!= 1").find("found '!'"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kgate

@@ -9,9 +9,18 @@ Used by tests/core/schema_agreement_test.cpp; needs python3-jsonschema
 import json
 import sys
 
+import os
+
 try:
     import jsonschema
 except ImportError:
+    # A python3 first on PATH (pyenv, a venv) does not see Debian's python3-jsonschema, which
+    # scripts/setup installs for the system interpreter: run there instead.
+    system = "/usr/bin/python3"
+    if os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system) \
+            and not os.environ.get("KGATE_SCHEMA_REEXEC"):
+        os.environ["KGATE_SCHEMA_REEXEC"] = "1"
+        os.execv(system, [system] + sys.argv)
     print("python3-jsonschema is not installed (scripts/setup installs it)", file=sys.stderr)
     sys.exit(3)
 

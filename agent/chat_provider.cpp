@@ -8,6 +8,8 @@
 
 #include "agent/agent_answer.h"
 #include "core/log.h"
+#include "core/number_format.h"
+#include "core/redact.h"
 
 namespace kgate {
 namespace {
@@ -55,6 +57,31 @@ class LlmBudget {
 };
 
 // Times one call against the budget.
+// One model-server call through kgate's HTTP transport: a chat completion
+// changes nothing on the server, so it is marked idempotent and a 5xx is
+// asked again (core/retry_policy.h). The last response (any status) is the
+// result; an Error when every attempt failed in transport.
+Result<HttpResponse> post_with_retry(
+    const std::string& url, const std::vector<std::pair<std::string, std::string>>& headers,
+    const std::string& body, const HttpTimeouts& timeouts, const RetryPolicy& policy) {
+  HttpRequest request{.method = "POST",
+                      .url = url,
+                      .headers = headers,
+                      .body = body,
+                      .timeouts = timeouts,
+                      .user_agent = "kgate-agent",
+                      .idempotent = true};
+  HttpExchange exchange = send_with_retry(std::move(request), policy);
+  if (!exchange.response.ok() && exchange.failure == HttpFailure::kTimedOut &&
+      !policy.retry_timeouts)
+    return Error::infrastructure(
+        exchange.response.error().message + "; not retried: a server that does not answer within " +
+        format_number(std::min(timeouts.total_s,
+                               policy.deadline_s > 0 ? policy.deadline_s : timeouts.total_s)) +
+        " s is hung or overloaded (KGATE_LLM_TIMEOUT_S sets the limit per request)");
+  return exchange.response;
+}
+
 template <class F>
 auto timed_call(LlmBudget& budget, F&& call) {
   const auto start = std::chrono::steady_clock::now();
@@ -117,7 +144,9 @@ Error status_error(const std::string& who, long status, const std::string& body,
 
 class OpenAiProvider : public AgentProvider {
  public:
-  explicit OpenAiProvider(ChatConfig c) : c_(std::move(c)), budget_(c_.budget_s) {}
+  explicit OpenAiProvider(ChatConfig c) : c_(std::move(c)), budget_(c_.budget_s) {
+    register_secret(c_.api_key);  // never in a log line or an error (core/redact.h)
+  }
   std::string name() const override { return "openai"; }
 
   Result<std::string> ask(const AgentRequest& request) override {
@@ -138,8 +167,9 @@ class OpenAiProvider : public AgentProvider {
           {"type", "json_schema"},
           {"json_schema",
            {{"name", "kernel_candidate"}, {"schema", agent_answer_schema()}, {"strict", false}}}};
-    std::vector<std::string> headers = {"Content-Type: application/json"};
-    if (!c_.api_key.empty()) headers.push_back("Authorization: Bearer " + c_.api_key);
+    std::vector<std::pair<std::string, std::string>> headers = {
+        {"Content-Type", "application/json"}};
+    if (!c_.api_key.empty()) headers.push_back({"Authorization", "Bearer " + c_.api_key});
     std::string url = trim_slash(c_.base_url) + "/chat/completions";
     auto deadline = budget_.next("the OpenAI-compatible server at " + c_.base_url);
     if (!deadline.ok()) return deadline.error();
@@ -194,7 +224,9 @@ class OpenAiProvider : public AgentProvider {
 
 class AnthropicProvider : public AgentProvider {
  public:
-  explicit AnthropicProvider(ChatConfig c) : c_(std::move(c)), budget_(c_.budget_s) {}
+  explicit AnthropicProvider(ChatConfig c) : c_(std::move(c)), budget_(c_.budget_s) {
+    register_secret(c_.api_key);  // never in a log line or an error (core/redact.h)
+  }
   std::string name() const override { return "anthropic"; }
 
   Result<std::string> ask(const AgentRequest& request) override {
@@ -208,10 +240,10 @@ class AnthropicProvider : public AgentProvider {
                            {"temperature", c_.temperature},
                            {"system", request.system},
                            {"messages", {{{"role", "user"}, {"content", prompt}}}}};
-    std::vector<std::string> headers = {"Content-Type: application/json",
-                                        "anthropic-version: 2023-06-01"};
+    std::vector<std::pair<std::string, std::string>> headers = {
+        {"Content-Type", "application/json"}, {"anthropic-version", "2023-06-01"}};
     // A local server may take no key; the official API is refused one earlier.
-    if (!c_.api_key.empty()) headers.push_back("x-api-key: " + c_.api_key);
+    if (!c_.api_key.empty()) headers.push_back({"x-api-key", c_.api_key});
     std::string url = trim_slash(c_.base_url) + "/v1/messages";
     auto deadline = budget_.next("the Anthropic API at " + c_.base_url);
     if (!deadline.ok()) return deadline.error();

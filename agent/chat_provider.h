@@ -1,13 +1,15 @@
 #pragma once
 // Chat-model providers over HTTP: OpenAI-compatible Chat Completions
 // (OpenAI, vLLM, llama.cpp server, Ollama) and the Anthropic Messages API.
-// Both retry per retry_policy.h and turn every non-answer into an Error that
+// Both send through core/http_transport.h, retry per core/retry_policy.h
+// (a completion is marked idempotent) and turn every non-answer into an Error that
 // says what to fix (401: the key; 400: the request; timeouts: the server).
 #include <memory>
 #include <string>
 
 #include "agent/agent_provider.h"
-#include "agent/retry_policy.h"
+#include "core/http_transport.h"
+#include "core/retry_policy.h"
 
 namespace kgate {
 
@@ -15,7 +17,7 @@ struct ChatConfig {
   std::string base_url;  // openai: ".../v1"; anthropic: "https://api.anthropic.com"
   std::string model;
   std::string api_key;  // openai: may be empty for local servers
-  HttpTimeouts timeouts;
+  HttpTimeouts timeouts{.connect_s = 10, .total_s = 300};
   RetryPolicy retry;
   // Wall time the provider may spend on the model server over all its calls
   // (one episode: the provider is made per episode), retries and waits

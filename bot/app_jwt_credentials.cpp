@@ -1,7 +1,7 @@
 #include "bot/app_jwt_credentials.h"
 
 #include "bot/jwt.h"
-#include "bot/redact.h"
+#include "core/redact.h"
 
 namespace kgate::bot {
 

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <cctype>
 
-#include "bot/git_branch_writer.h"
-#include "bot/redact.h"
-#include "bot/remote_branch.h"
 #include "core/file_util.h"
+#include "core/redact.h"
+#include "gate/git_branch_writer.h"
+#include "gate/git_remote_branch.h"
+#include "gate/git_repository.h"
 
 namespace kgate::bot {
 
@@ -43,12 +44,14 @@ Result<BaselinePublication> publish_baselines(Forge& forge, const std::filesyste
   if (!tip.ok()) return tip.error().with_context("reading " + branch);
   if (!restored_from.empty()) {
     // Only what this job recorded: a file as it was copied is someone else's to change.
+    auto repo = GitRepository::open(repo_dir);
+    if (!repo.ok()) return repo.error();
     std::vector<FileChange> changed;
     for (FileChange& f : files) {
-      Result<std::string> before = read_file_at(repo_dir, restored_from, f.path);
+      Result<std::string> before = (*repo)->read_file_at(restored_from, f.path);
       if (before.ok() && *before == f.content) continue;
       if (*tip) {
-        Result<std::string> now = read_file_at(repo_dir, **tip, f.path);
+        Result<std::string> now = (*repo)->read_file_at(**tip, f.path);
         if (now.ok() != before.ok() || (now.ok() && *now != *before))
           return Error::infrastructure(f.path + " changed on " + branch +
                                        " since this job copied " + restored_from.substr(0, 12) +
@@ -64,7 +67,7 @@ Result<BaselinePublication> publish_baselines(Forge& forge, const std::filesyste
   std::string message = "kgate: baselines (" + std::to_string(files.size()) + " file" +
                         (files.size() == 1 ? "" : "s") + ")\n";
   Result<BranchCommit> commit =
-      write_branch(repo_dir, tip->value_or(""), branch, files, message, *me);
+      write_branch(repo_dir, tip->value_or(""), branch, files, message, {me->name, me->email});
   if (!commit.ok()) return commit.error();
   out.changed = !*tip || commit->changes_base;
   if (!out.changed) {

@@ -5,8 +5,8 @@
 #include "bot/github_app_credentials.h"
 #include "bot/github_forge.h"
 #include "bot/local_forge.h"
-#include "bot/redact.h"
 #include "core/file_util.h"
+#include "core/redact.h"
 
 namespace kgate::bot {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "bot/app_jwt_credentials.h"
-#include "bot/redact.h"
+#include "core/redact.h"
 
 namespace kgate::bot {
 

@@ -1,23 +1,25 @@
 #include "bot/github_client.h"
 
-#include <chrono>
-#include <thread>
-
 #include "bot/link_header.h"
-#include "bot/redact.h"
 #include "core/log.h"
+#include "core/redact.h"
 
 namespace kgate::bot {
+
+RetryPolicy github_retry_policy() {
+  RetryPolicy policy;
+  policy.max_attempts = 5;
+  policy.base_delay_s = 1;
+  policy.rate_limit_wait_s = 60;  // GitHub: wait at least a minute on a secondary limit
+  policy.retry_408_409 = false;   // GitHub's 409 is a conflict the same request meets again
+  policy.retry_timeouts = true;   // idempotent requests only (core/retry_policy.h)
+  return policy;
+}
 
 GitHubClient::GitHubClient(std::shared_ptr<GitHubCredentials> credentials,
                            GitHubClientOptions options)
     : credentials_(std::move(credentials)), options_(std::move(options)) {
   while (!options_.api_url.empty() && options_.api_url.back() == '/') options_.api_url.pop_back();
-  if (!options_.sleep)
-    options_.sleep = [](double s) {
-      std::this_thread::sleep_for(std::chrono::duration<double>(s));
-    };
-  if (!options_.now) options_.now = [] { return std::time(nullptr); };
 }
 
 std::string GitHubClient::url_for(const std::string& path) const {
@@ -30,47 +32,39 @@ Result<ApiResponse> GitHubClient::send(const std::string& method, const std::str
   HttpRequest request;
   request.method = method;
   request.url = url_for(path);
-  request.timeout_s = options_.timeout_s;
+  request.timeouts.total_s = options_.timeout_s;
   // Bodies are redacted as a whole: nothing kgate writes to GitHub carries a secret.
   std::optional<nlohmann::json> sent_body;
   if (body) {
     request.body = redact(body->dump());
     sent_body = nlohmann::json::parse(request.body);
   }
-  for (int attempt = 1;; ++attempt) {
+  RetryHooks hooks;
+  hooks.sleep = options_.sleep;
+  hooks.now = options_.now;
+  hooks.on_retry = [](const std::string& line) { progress("GitHub " + line); };
+  hooks.before_attempt = [&](HttpRequest& r) -> Status {
     // Asked per attempt: an App's installation token may be renewed between attempts.
     Result<std::string> authorization = credentials_->authorization();
     if (!authorization.ok()) return authorization.error();
-    request.headers = {{"Accept", "application/vnd.github.v3+json"},
-                       {"Authorization", *authorization},
-                       {"X-GitHub-Api-Version", "2022-11-28"}};
-    if (body) request.headers.push_back({"Content-Type", "application/json; charset=utf-8"});
-    if (options_.on_request) options_.on_request(method, request.url, sent_body);
-    Result<HttpResponse> raw = http_send(request);
-    if (!raw.ok()) {
-      if (attempt >= options_.retry.max_attempts) return raw.error();
-      double wait = options_.retry.base_backoff_s * (1 << (attempt - 1));
-      progress(redact("GitHub unreachable (" + raw.error().message + "); retry in " +
-                      std::to_string(static_cast<int>(wait)) + " s"));
-      options_.sleep(wait);
-      continue;
-    }
-    RetryDecision decision = decide_retry(*raw, attempt, options_.retry, options_.now());
-    if (decision.retry) {
-      progress(redact(method + " " + path + ": " + decision.reason));
-      options_.sleep(decision.wait_s);
-      continue;
-    }
-    ApiResponse response;
-    response.status = raw->status;
-    response.raw = std::move(*raw);
-    if (!response.raw.body.empty())
-      response.json = nlohmann::json::parse(response.raw.body, nullptr, /*allow_exceptions=*/false);
-    if (response.json.is_discarded()) response.json = nullptr;
-    if (!decision.reason.empty())  // a limit we will not wait out
-      return Error::infrastructure(redact(method + " " + path + ": " + decision.reason));
-    return response;
-  }
+    r.headers = {{"Accept", "application/vnd.github.v3+json"},
+                 {"Authorization", *authorization},
+                 {"X-GitHub-Api-Version", "2022-11-28"}};
+    if (body) r.headers.push_back({"Content-Type", "application/json; charset=utf-8"});
+    if (options_.on_request) options_.on_request(method, r.url, sent_body);
+    return {};
+  };
+  HttpExchange exchange = send_with_retry(std::move(request), options_.retry, hooks);
+  if (!exchange.response.ok()) return exchange.response.error();
+  if (!exchange.gave_up.empty())  // a limit or an error we will not wait out
+    return Error::infrastructure(redact("GitHub " + method + " " + path + ": " + exchange.gave_up));
+  ApiResponse response;
+  response.status = exchange.response->status;
+  response.raw = std::move(*exchange.response);
+  if (!response.raw.body.empty())
+    response.json = nlohmann::json::parse(response.raw.body, nullptr, /*allow_exceptions=*/false);
+  if (response.json.is_discarded()) response.json = nullptr;
+  return response;
 }
 
 std::string describe_github_error(const std::string& method, const std::string& path,

@@ -1,10 +1,13 @@
 #pragma once
-// GitHub's REST API over libcurl: authentication, JSON bodies, retries on
-// 5xx, rate limits honoured, pagination through Link. Everything it returns
-// or logs is redacted (redact.h).
+// GitHub's REST API over kgate's HTTP transport (core/http_transport.h):
+// authentication, JSON bodies, retries and rate limits per
+// core/retry_policy.h, pagination through Link. Everything it returns or
+// logs is redacted (core/redact.h).
 //
-// Invariant: a request is sent at most RetryPolicy::max_attempts times, and
-// never again after a 2xx or a 4xx that is not a rate limit.
+// Invariant: a request is sent at most RetryPolicy::max_attempts times,
+// never again after a 2xx or a 4xx that is not a rate limit, and a POST or
+// PATCH that reached GitHub is never sent again (a second one could open a
+// second pull request, comment or check run).
 #include <ctime>
 #include <functional>
 #include <memory>
@@ -14,19 +17,23 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/github_credentials.h"
-#include "bot/http_transport.h"
-#include "bot/retry_policy.h"
+#include "core/http_transport.h"
+#include "core/retry_policy.h"
 #include "core/status.h"
 
 namespace kgate::bot {
 
+// Five attempts, GitHub's rate limits (a minute at least on a secondary
+// limit), no retry of a 409.
+RetryPolicy github_retry_policy();
+
 struct GitHubClientOptions {
   std::string api_url = "https://api.github.com";  // GitHub Enterprise: https://HOST/api/v3
-  RetryPolicy retry;
+  RetryPolicy retry = github_retry_policy();
   double timeout_s = 60;
   // Replaceable so tests can see the waits without spending them.
-  std::function<void(double seconds)> sleep;  // default: std::this_thread::sleep_for
-  std::function<std::time_t()> now;           // default: std::time
+  std::function<void(double seconds)> sleep;  // empty: std::this_thread::sleep_for
+  std::function<std::time_t()> now;           // empty: std::time
   // Called with every request just before it is sent (tests validate the bodies).
   std::function<void(const std::string& method, const std::string& url,
                      const std::optional<nlohmann::json>& body)>

@@ -1,6 +1,6 @@
 #include "bot/github_credentials.h"
 
-#include "bot/redact.h"
+#include "core/redact.h"
 
 namespace kgate::bot {
 

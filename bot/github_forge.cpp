@@ -2,10 +2,10 @@
 
 #include <ctime>
 
-#include "bot/git_push.h"
-#include "bot/redact.h"
-#include "bot/remote_branch.h"
 #include "bot/summary_fit.h"
+#include "core/redact.h"
+#include "gate/git_push.h"
+#include "gate/git_remote_branch.h"
 
 namespace kgate::bot {
 namespace {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "bot/redact.h"
+#include "core/redact.h"
 
 namespace kgate::bot {
 

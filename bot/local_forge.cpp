@@ -8,11 +8,21 @@
 #include <cstdlib>
 #include <ctime>
 
-#include "bot/git_branch_writer.h"
-#include "bot/redact.h"
 #include "core/file_util.h"
+#include "core/redact.h"
+#include "gate/git_repository.h"
 
 namespace kgate::bot {
+namespace {
+
+Result<std::string> local_branch_sha(const std::filesystem::path& repo_dir,
+                                     const std::string& branch) {
+  auto repo = GitRepository::open(repo_dir);
+  if (!repo.ok()) return repo.error();
+  return (*repo)->resolve("refs/heads/" + branch);
+}
+
+}  // namespace
 namespace {
 
 using nlohmann::json;
@@ -274,7 +284,7 @@ Result<std::vector<std::string>> LocalForge::comments(int number) const {
 
 Status LocalForge::push_branch(const fs::path& repo_dir, const std::string& branch, bool) {
   // The branch is already where the local forge keeps branches; check it is there.
-  Result<std::string> sha = resolve_revision(repo_dir, "refs/heads/" + branch);
+  Result<std::string> sha = local_branch_sha(repo_dir, branch);
   if (!sha.ok()) return sha.error().with_context("the local forge has no branch " + branch);
   return {};
 }
@@ -282,7 +292,7 @@ Status LocalForge::push_branch(const fs::path& repo_dir, const std::string& bran
 Result<std::optional<std::string>> LocalForge::branch_tip(const fs::path& repo_dir,
                                                           const std::string& branch) {
   // The local forge's branches are the clone's own.
-  Result<std::string> sha = resolve_revision(repo_dir, "refs/heads/" + branch);
+  Result<std::string> sha = local_branch_sha(repo_dir, branch);
   if (!sha.ok()) return std::optional<std::string>();
   return std::optional<std::string>(*sha);
 }

@@ -2,14 +2,13 @@
 
 #include <cmath>
 
-#include "bot/git_branch_writer.h"
 #include "bot/manifest_edit.h"
 #include "bot/source_defaults.h"
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/number_format.h"
 #include "core/version.h"
-#include "gate/git_tree.h"
+#include "gate/git_repository.h"
 #include "runner/profile_comparison.h"
 
 namespace kgate::bot {
@@ -197,16 +196,16 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
 
   out.base_branch = options.base_branch;
   if (out.base_branch.empty()) {
-    Result<std::string> branch = current_branch(options.repo_dir);
+    Result<std::string> branch = (*repo)->current_branch();
     if (!branch.ok()) return branch.error();
     out.base_branch = *branch;
   }
-  Result<std::string> base_rev = resolve_revision(
-      options.repo_dir, options.base_rev.empty() ? out.base_branch : options.base_rev);
+  Result<std::string> base_rev =
+      (*repo)->resolve(options.base_rev.empty() ? out.base_branch : options.base_rev);
   if (!base_rev.ok()) return base_rev.error();
   out.base_rev = *base_rev;
 
-  Result<std::string> base_source = read_file_at(options.repo_dir, out.base_rev, out.source_path);
+  Result<std::string> base_source = (*repo)->read_file_at(out.base_rev, out.source_path);
   if (!base_source.ok()) return base_source.error();
   if (Result<std::string> measured = read_file(root / text(p, "source"));
       measured.ok() && *measured != *base_source)
@@ -233,7 +232,7 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
     out.launch_change = launch_change_text(*l, candidate.value("launch_before", nlohmann::json()));
   }
   if (!edit.tunable_defaults.empty() || !edit.extra_flags.empty() || !edit.launch.is_null()) {
-    Result<std::string> base_manifest = read_file_at(options.repo_dir, out.base_rev, *manifest_rel);
+    Result<std::string> base_manifest = (*repo)->read_file_at(out.base_rev, *manifest_rel);
     if (!base_manifest.ok()) return base_manifest.error();
     Result<std::string> edited = edit_manifest_text(*base_manifest, edit);
     if (!edited.ok()) return edited.error().with_context(*manifest_rel + " at " + out.base_branch);

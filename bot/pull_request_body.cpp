@@ -3,10 +3,10 @@
 #include <cstdio>
 
 #include "bot/latency_chart.h"
-#include "bot/redact.h"
 #include "bot/summary_fit.h"
 #include "bot/untrusted_text.h"
 #include "core/number_format.h"
+#include "core/redact.h"
 
 namespace kgate::bot {
 namespace {

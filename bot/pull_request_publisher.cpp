@@ -1,11 +1,12 @@
 #include "bot/pull_request_publisher.h"
 
 #include "bot/branch_ownership.h"
-#include "bot/git_branch_writer.h"
 #include "bot/pull_request_body.h"
-#include "bot/redact.h"
 #include "core/log.h"
 #include "core/number_format.h"
+#include "core/redact.h"
+#include "gate/git_branch_writer.h"
+#include "gate/git_repository.h"
 
 namespace kgate::bot {
 namespace {
@@ -126,9 +127,11 @@ Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal&
   // open pull request for this kernel obsolete.
   std::vector<FileChange> changed = {{p.source_path, p.candidate_source}};
   for (const ProposedFile& f : p.other_files) changed.push_back({f.path, f.text});
+  auto repo = GitRepository::open(repo_dir_);
+  if (!repo.ok()) return repo.error();
   bool in_base = true;
   for (const FileChange& f : changed) {
-    Result<std::string> base_text = read_file_at(repo_dir_, base_rev, f.path);
+    Result<std::string> base_text = (*repo)->read_file_at(base_rev, f.path);
     in_base &= base_text.ok() && *base_text == f.content;
   }
   if (in_base) {
@@ -151,7 +154,7 @@ Result<ProposalOutcome> PullRequestPublisher::propose(const PullRequestProposal&
                         (p.gpu.empty() ? "" : " on " + p.gpu) + "\n\nResult " + hash +
                         ", measured against " + base_rev + ".\n";
   Result<BranchCommit> commit =
-      write_branch(repo_dir_, base_rev, out.branch, files, redact(message), *me);
+      write_branch(repo_dir_, base_rev, out.branch, files, redact(message), {me->name, me->email});
   if (!commit.ok()) return commit.error();
   out.commit_sha = commit->commit_sha;
   progress("pushing " + out.branch + " to " + forge_.describe());
@@ -200,17 +203,19 @@ Result<int> PullRequestPublisher::withdraw_if_obsolete(const std::string& kernel
   Result<std::vector<PullRequest>> existing =
       forge_.pull_requests_for_branch(branch_for_kernel(kernel));
   if (!existing.ok()) return existing.error();
-  Result<std::string> now = resolve_revision(repo_dir_, base_rev);
+  auto repo = GitRepository::open(repo_dir_);
+  if (!repo.ok()) return repo.error();
+  Result<std::string> now = (*repo)->resolve(base_rev);
   if (!now.ok()) return now.error();
   for (const PullRequest& pr : *existing) {
     if (pr.state != "open") continue;
     std::optional<std::string> measured = result_base_in(pr.body);
     if (!measured) return 0;
-    Result<std::string> then = resolve_revision(repo_dir_, *measured);
+    Result<std::string> then = (*repo)->resolve(*measured);
     if (!then.ok() || *then == *now) return 0;
     for (const std::string& path : paths) {
-      Result<std::string> before = read_file_at(repo_dir_, *then, path);
-      Result<std::string> after = read_file_at(repo_dir_, *now, path);
+      Result<std::string> before = (*repo)->read_file_at(*then, path);
+      Result<std::string> after = (*repo)->read_file_at(*now, path);
       if (before.ok() == after.ok() && (!before.ok() || *before == *after)) continue;
       return withdraw(kernel, "`" + path + "` changed on the base since this was measured (" +
                                   then->substr(0, 12) + " → " + now->substr(0, 12) +

@@ -24,7 +24,7 @@
 #include "gate/ab_gate.h"
 #include "gate/baseline_store.h"
 #include "gate/gate_report.h"
-#include "gate/git_tree.h"
+#include "gate/git_repository.h"
 #include "gate/kernel_changes.h"
 #include "gate/workload_validation.h"
 #include "runner/reference_store.h"

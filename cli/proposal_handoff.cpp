@@ -1,11 +1,10 @@
 #include "cli/proposal_handoff.h"
 
-#include "bot/git_branch_writer.h"
 #include "bot/proposal_import.h"
 #include "bot/pull_request_publisher.h"
 #include "cli/forge_options.h"
 #include "core/log.h"
-#include "gate/git_tree.h"
+#include "gate/git_repository.h"
 #include "runner/profile/roofline.h"
 
 namespace kgate::cli {
@@ -38,7 +37,8 @@ void ProposalHandoff::add_options(CLI::App& app) {
 
 Result<std::string> ProposalHandoff::base_branch() const {
   if (!base_branch_.empty()) return base_branch_;
-  auto branch = bot::current_branch(config_.repo_dir);
+  auto repo = GitRepository::open(config_.repo_dir);
+  auto branch = repo.ok() ? (*repo)->current_branch() : Result<std::string>(repo.error());
   if (branch.ok()) return branch;
   // actions/checkout of a commit leaves HEAD detached; the workflow's ref names the branch.
   auto type = bot::process_env("GITHUB_REF_TYPE");
@@ -82,9 +82,8 @@ std::string ProposalHandoff::hand_off(const Manifest& manifest, const Kernel& ke
     std::error_code ec;
     auto root = std::filesystem::weakly_canonical((*repo)->workdir(), ec);
     // What the episode worked on: --base-rev, the branch checked out, or a detached HEAD.
-    std::string measured = !base_rev_.empty()
-                               ? base_rev_
-                               : (bot::current_branch(config_.repo_dir).ok() ? *branch : "HEAD");
+    std::string measured =
+        !base_rev_.empty() ? base_rev_ : ((*repo)->current_branch().ok() ? *branch : "HEAD");
     auto closed = publisher.withdraw_if_obsolete(
         kernel.name, measured,
         {in_clone(root, manifest.root / impl->source), in_clone(root, manifest.path)});

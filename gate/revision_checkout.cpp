@@ -2,7 +2,7 @@
 
 #include <stdlib.h>
 
-#include "gate/git_tree.h"
+#include "gate/git_repository.h"
 
 namespace kgate {
 

@@ -8,8 +8,8 @@
 #include <mutex>
 #include <sstream>
 
-#include "bot/redact.h"
 #include "core/file_util.h"
+#include "core/redact.h"
 
 extern char** environ;
 
@@ -141,15 +141,15 @@ std::vector<std::filesystem::path> secret_files(const std::vector<std::filesyste
 
 void register_service_secrets(const std::vector<std::string>& webhook_secrets) {
   auto register_text = [](const std::string& text) {
-    bot::register_secret(text);
+    register_secret(text);
     // A key printed line by line is still found line by line.
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) {
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-      if (line.size() >= 16 && line.rfind("-----", 0) != 0) bot::register_secret(line);
+      if (line.size() >= 16 && line.rfind("-----", 0) != 0) register_secret(line);
     }
   };
-  for (const std::string& s : webhook_secrets) bot::register_secret(s);
+  for (const std::string& s : webhook_secrets) register_secret(s);
   for (const auto& [name, value] : process_environment())
     if (!passes_to_jobs(name) && names_a_credential(name)) register_text(value);
   auto register_file = [&](const std::filesystem::path& file) {

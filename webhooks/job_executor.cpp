@@ -3,10 +3,10 @@
 #include <fstream>
 #include <mutex>
 
-#include "bot/pull_head_fetch.h"
-#include "bot/redact.h"
 #include "core/file_shield.h"
+#include "core/redact.h"
 #include "core/subprocess.h"
+#include "gate/pull_head_fetch.h"
 #include "webhooks/gate_check_publisher.h"
 #include "webhooks/job_environment.h"
 #include "webhooks/json_log.h"
@@ -73,20 +73,20 @@ bool CommandJobExecutor::prepare_pull_head(const StoredJob& job, JobResult& resu
   const JobSpec& spec = job.spec;
   bool gate = spec.kind == JobKind::kGate || spec.kind == JobKind::kAcceptRegression;
   if (!gate || spec.pull_number <= 0 || spec.head.empty() || options_.fetch_remote.empty() ||
-      !bot::is_git_repository(options_.repo))
+      !is_git_repository(options_.repo))
     return true;
-  bot::PullHeadRequest request{.repo_dir = options_.repo,
-                               .pull_number = spec.pull_number,
-                               .head_sha = spec.head,
-                               .base_sha = spec.base.size() == 40 ? spec.base : "",
-                               .remote = options_.fetch_remote};
+  PullHeadRequest request{.repo_dir = options_.repo,
+                          .pull_number = spec.pull_number,
+                          .head_sha = spec.head,
+                          .base_sha = spec.base.size() == 40 ? spec.base : "",
+                          .remote = options_.fetch_remote};
   std::string pr = "pull request #" + std::to_string(spec.pull_number);
   std::lock_guard lock(fetch_mutex_);
   if (options_.git_password) {
     Result<std::string> password = options_.git_password();
     if (password.ok()) request.password = *password;
   }
-  Result<bot::PullHead> head = bot::ensure_pull_head(request);
+  Result<PullHead> head = ensure_pull_head(request);
   if (!head.ok()) {
     // A network or credential failure may pass; a missing remote or a
     // malformed commit id will not.
@@ -172,13 +172,13 @@ JobResult CommandJobExecutor::execute(const StoredJob& job, const ExecutionConte
   auto outcome = run_command(argv, command);
   std::filesystem::remove_all(job_dir / "tmp", ec);
   if (!outcome.ok()) {
-    result.outcome = bot::redact(outcome.error().message);
+    result.outcome = redact(outcome.error().message);
   } else {
     result.seconds = outcome->seconds;
     // Keep the job's output next to its result for whoever investigates,
     // without a secret the job may have come across.
-    std::ofstream(job_dir / "stdout.txt", std::ios::binary) << bot::redact(outcome->out);
-    std::ofstream(job_dir / "stderr.txt", std::ios::binary) << bot::redact(outcome->err);
+    std::ofstream(job_dir / "stdout.txt", std::ios::binary) << redact(outcome->out);
+    std::ofstream(job_dir / "stderr.txt", std::ios::binary) << redact(outcome->err);
     if (outcome->cancelled) {
       result.cancelled = true;
       result.outcome = "cancelled by shutdown";
@@ -190,7 +190,7 @@ JobResult CommandJobExecutor::execute(const StoredJob& job, const ExecutionConte
       result.outcome = "check-failed";
     } else {
       result.retryable = !(outcome->signal == 0 && !outcome->timed_out && outcome->exit_code == 2);
-      std::string err = bot::redact(outcome->err);
+      std::string err = redact(outcome->err);
       std::string tail = err.size() > 400 ? err.substr(err.size() - 400) : err;
       while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' ')) tail.pop_back();
       result.outcome = args.front() + " " + outcome->describe(command.timeout_s) +

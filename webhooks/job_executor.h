@@ -62,7 +62,7 @@ struct CommandExecutorOptions {
   // Files and folders jobs must not read (secret_files() of the service).
   std::vector<std::filesystem::path> hidden_files;
   // Gate jobs of a pull request whose head is not in `repo` fetch it from
-  // this remote (refs/pull/<N>/head, bot/pull_head_fetch.h) before running;
+  // this remote (refs/pull/<N>/head, gate/pull_head_fetch.h) before running;
   // empty: never fetch. A `repo` that is not a git repository is left alone
   // (the job reports that itself).
   std::string fetch_remote = "origin";

@@ -6,7 +6,7 @@
 #include <ctime>
 #include <mutex>
 
-#include "bot/redact.h"
+#include "core/redact.h"
 
 namespace kgate::webhooks {
 namespace {
@@ -36,7 +36,7 @@ void json_log(nlohmann::json line) {
   line["ts"] = now_iso();
   // Redacted: a job's error text or a request header may carry a secret.
   std::string text =
-      bot::redact(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n";
+      redact(line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + "\n";
   std::lock_guard lock(log_mutex);
   std::fwrite(text.data(), 1, text.size(), stderr);
   std::fflush(stderr);

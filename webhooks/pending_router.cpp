@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/retry_policy.h"
 #include "webhooks/json_log.h"
 
 namespace kgate::webhooks {
@@ -120,8 +121,8 @@ void PendingRouter::route_one(const PendingDelivery& d) {
     context.permissions = &permissions;
     routing = route_(*event, context);
     if (permissions.unanswered && d.attempts + 1 < options_.max_attempts) {
-      double wait =
-          std::min(options_.max_retry_s, options_.first_retry_s * std::pow(2.0, d.attempts));
+      double wait = backoff_delay(options_.first_retry_s, options_.max_retry_s, d.attempts + 1,
+                                  /*jitter=*/0, nullptr);  // core/retry_policy.h
       Status postponed = queue_.postpone_pending(d.id, unix_now() + wait);
       json_log({{"msg", "pending delivery waits for GitHub"},
                 {"delivery", d.id},

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <random>
 
+#include "core/retry_policy.h"
 #include "webhooks/json_log.h"
 
 namespace kgate::webhooks {
@@ -170,8 +172,11 @@ void WorkerPool::record(int worker, const StoredJob& job, const JobResult& resul
     metrics_.job_finished(kind, result.outcome, result.seconds);
     line["msg"] = "job done";
   } else if (result.retryable && job.attempts < options_.max_attempts) {
-    double wait =
-        std::min(options_.retry_max_s, options_.retry_base_s * std::pow(2.0, job.attempts - 1));
+    // core/retry_policy.h's backoff, jittered: jobs that failed together
+    // (GitHub down) do not all come back in the same second.
+    thread_local std::mt19937_64 rng(std::random_device{}());
+    double wait = backoff_delay(options_.retry_base_s, options_.retry_max_s, job.attempts,
+                                /*jitter=*/0.5, &rng);
     recorded = queue_.retry_later(job.id, result.outcome, now + wait);
     metrics_.job_finished(kind, "retried", result.seconds);
     metrics_.job_retried(kind);

@@ -29,7 +29,7 @@ struct WorkerOptions {
   int workers = 1;
   bool pin_gpus = false;  // worker i gets CUDA_VISIBLE_DEVICES=i
   int max_attempts = 3;
-  double retry_base_s = 10;  // waits base, 2*base, 4*base ... between attempts
+  double retry_base_s = 10;  // waits up to base, 2*base, 4*base ... (jittered) between attempts
   double retry_max_s = 600;
   double drain_timeout_s = 30;  // on stop: running jobs get this long, then are cancelled
   int max_long_jobs = 0;        // optimize/sweep at once; 0: workers - 1, at least 1

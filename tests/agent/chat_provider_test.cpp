@@ -343,23 +343,29 @@ TEST_P(ChatProviderTest, AHungServerIsNotRetriedAndTheBudgetBoundsTheEpisode) {
   EXPECT_LT(took, 1.0);
 }
 
-TEST(RetryPolicy, ParsesRetryAfterAndKnowsWhatToRetry) {
-  EXPECT_DOUBLE_EQ(parse_retry_after("3"), 3);
-  EXPECT_LT(parse_retry_after(""), 0);
-  EXPECT_LT(parse_retry_after("soon"), 0);
-  for (long s : {408L, 409L, 429L, 500L, 502L, 503L, 529L})
-    EXPECT_TRUE(is_retryable_status(s)) << s;
-  for (long s : {200L, 400L, 401L, 403L, 404L, 422L}) EXPECT_FALSE(is_retryable_status(s)) << s;
+// What a model server's answers mean to the providers' policy: a completion
+// is marked idempotent, so 408, 409, 429 and 5xx are asked again, other 4xx
+// are not, and a retry-after is a minimum.
+TEST(RetryPolicy, KnowsWhatToRetryForACompletion) {
+  HttpRequest completion{.method = "POST", .idempotent = true};
   RetryPolicy p;
   p.base_delay_s = 1;
   p.max_delay_s = 10;
   std::mt19937_64 rng(1);
-  for (int attempt = 0; attempt < 6; ++attempt) {
-    double d = retry_delay(p, attempt, -1, rng);
-    EXPECT_GE(d, 0.5 * std::min(10.0, std::pow(2.0, attempt)));
-    EXPECT_LE(d, std::min(10.0, std::pow(2.0, attempt)));
+  auto decide = [&](int status, std::string retry_after = "") {
+    HttpResponse r;
+    r.status = status;
+    if (!retry_after.empty()) r.headers["retry-after"] = retry_after;
+    return decide_retry(completion, r, HttpFailure::kNone, 1, p, 0, rng);
+  };
+  for (int s : {408, 409, 429, 500, 502, 503, 529}) EXPECT_TRUE(decide(s).retry) << s;
+  for (int s : {200, 400, 401, 403, 404, 422}) EXPECT_FALSE(decide(s).retry) << s;
+  EXPECT_GE(decide(429, "7").wait_s, 7);
+  for (int attempt = 1; attempt < 7; ++attempt) {
+    double d = backoff_delay(p.base_delay_s, p.max_delay_s, attempt, p.jitter, &rng);
+    EXPECT_GE(d, 0.5 * std::min(10.0, std::pow(2.0, attempt - 1)));
+    EXPECT_LE(d, std::min(10.0, std::pow(2.0, attempt - 1)));
   }
-  EXPECT_GE(retry_delay(p, 0, 7, rng), 7);
 }
 
 }  // namespace

@@ -6,13 +6,13 @@
 // make it kgate's.
 #include <gtest/gtest.h>
 
-#include "bot/git_branch_writer.h"
 #include "bot/github_forge.h"
 #include "bot/local_forge.h"
 #include "bot/pull_request_body.h"
 #include "bot/pull_request_publisher.h"
 #include "bot_test_repo.h"
 #include "fake_github.h"
+#include "gate/git_branch_writer.h"
 #include "node_fixtures.h"
 #include "openapi_validator.h"
 

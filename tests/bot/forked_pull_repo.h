@@ -2,8 +2,8 @@
 // Real repositories for a pull request from a fork: a bare "origin" (the base
 // repository on GitHub) holding main and refs/pull/7/head, a clone of origin
 // (which, like any clone, did not fetch refs/pull/*), and the fork.
-#include "bot/pull_head_fetch.h"
 #include "bot_test_repo.h"
+#include "gate/pull_head_fetch.h"
 
 namespace kgate::testing {
 
@@ -39,7 +39,7 @@ struct ForkedPull {
     auto r = run_command({"git", "-C", clone.string(), "cat-file", "-e", sha + "^{commit}"});
     return r.ok() && r->succeeded();
   }
-  bot::PullHeadRequest request(std::string head) const {
+  PullHeadRequest request(std::string head) const {
     return {.repo_dir = clone, .pull_number = 7, .head_sha = std::move(head), .base_sha = base_sha};
   }
 };

@@ -9,7 +9,7 @@
 #include "bot/github_app_credentials.h"
 #include "bot/github_forge.h"
 #include "bot/jwt.h"
-#include "bot/redact.h"
+#include "core/redact.h"
 #include "fake_github.h"
 #include "rsa_test_key.h"
 

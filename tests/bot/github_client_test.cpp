@@ -10,7 +10,7 @@
 
 #include "bot/github_client.h"
 #include "bot/link_header.h"
-#include "bot/retry_policy.h"
+#include "core/retry_policy.h"
 
 namespace kgate::bot {
 namespace {
@@ -127,8 +127,26 @@ TEST(GitHubClientTest, RetriesServerErrorsWithExponentialBackoff) {
   Harness h(server.url());
   auto r = h.client->call("GET", "/x");
   ASSERT_TRUE(r.ok()) << r.error().message;
-  EXPECT_EQ(h.waits, (std::vector<double>{1, 2}));
+  // Exponential with jitter: each wait in [d/2, d] for d = 1, 2.
+  ASSERT_EQ(h.waits.size(), 2u);
+  EXPECT_GE(h.waits[0], 0.5);
+  EXPECT_LE(h.waits[0], 1);
+  EXPECT_GE(h.waits[1], 1);
+  EXPECT_LE(h.waits[1], 2);
   EXPECT_EQ(server.hits(), 3);
+}
+
+// A POST that reached GitHub and got a 5xx may have opened its pull request:
+// sending it again could open a second one.
+TEST(GitHubClientTest, APostAnswered502IsNotSentTwice) {
+  ScriptedServer server({{502, {}, "<html>Bad gateway</html>"}});
+  Harness h(server.url());
+  auto r = h.client->call("POST", "/x", nlohmann::json{{"title", "kgate: faster"}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ExitCode::kInfrastructure);
+  EXPECT_NE(r.error().message.find("502"), std::string::npos) << r.error().message;
+  EXPECT_EQ(server.hits(), 1);
+  EXPECT_TRUE(h.waits.empty());
 }
 
 TEST(GitHubClientTest, GivesUpAfterMaxAttempts) {

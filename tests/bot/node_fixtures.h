@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bot/http_transport.h"
+#include "core/http_transport.h"
 #include "core/subprocess.h"
 
 extern char** environ;
@@ -73,7 +73,7 @@ class FixturesServer {
     posix_spawn_file_actions_destroy(&actions);
     for (int i = 0; i < 600 && pid_ > 0;
          ++i) {  // node needs a while to load express on a busy machine
-      auto r = bot::http_send({.method = "GET", .url = url() + "/ping", .timeout_s = 2});
+      auto r = http_send({.method = "GET", .url = url() + "/ping", .timeouts = {.total_s = 2}});
       if (r.ok() && r->status == 200) {
         ready_ = true;
         break;
@@ -97,10 +97,10 @@ class FixturesServer {
 
   // Loads a scenario; returns the API base URL to use for it (or empty).
   std::string load(const std::string& scenario) {
-    auto r = bot::http_send({.method = "POST",
-                             .url = url() + "/fixtures",
-                             .headers = {{"Content-Type", "application/json"}},
-                             .body = nlohmann::json{{"scenario", scenario}}.dump()});
+    auto r = http_send({.method = "POST",
+                        .url = url() + "/fixtures",
+                        .headers = {{"Content-Type", "application/json"}},
+                        .body = nlohmann::json{{"scenario", scenario}}.dump()});
     if (!r.ok() || r->status != 201) return "";
     return nlohmann::json::parse(r->body)["url"].get<std::string>();
   }

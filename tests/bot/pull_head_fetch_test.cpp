@@ -3,9 +3,9 @@
 // a bare "origin" holding the pull request ref and a clone that lacks it.
 #include <gtest/gtest.h>
 
-#include "bot/pull_head_fetch.h"
 #include "bot_test_repo.h"
 #include "forked_pull_repo.h"
+#include "gate/pull_head_fetch.h"
 
 namespace kgate::bot {
 namespace {

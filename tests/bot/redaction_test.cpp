@@ -11,8 +11,8 @@
 #include "bot/github_forge.h"
 #include "bot/local_forge.h"
 #include "bot/pull_request_publisher.h"
-#include "bot/redact.h"
 #include "bot_test_repo.h"
+#include "core/redact.h"
 #include "fake_github.h"
 
 namespace kgate::bot {

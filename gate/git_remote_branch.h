@@ -9,7 +9,7 @@
 
 #include "core/status.h"
 
-namespace kgate::bot {
+namespace kgate {
 
 // The commit `branch` points at on `remote_url`, fetched with its history;
 // nullopt when the remote has no such branch (the local ref is removed
@@ -22,4 +22,4 @@ Result<std::optional<std::string>> fetch_remote_branch(const std::filesystem::pa
 // "refs/kgate/remote/<branch>"
 std::string remote_branch_ref(const std::string& branch);
 
-}  // namespace kgate::bot
+}  // namespace kgate

@@ -1,6 +1,6 @@
-#include "gate/git_tree.h"
+#include "gate/git_repository.h"
 
-#include <git2.h>
+#include "gate/git_handle.h"
 
 #include <fstream>
 
@@ -12,26 +12,17 @@ std::string last_git_error() {
   return e && e->message ? e->message : "unknown libgit2 error";
 }
 
-// Owns one libgit2 object handle.
-template <class T, void (*Free)(T*)>
-struct GitHandle {
-  T* p = nullptr;
-  ~GitHandle() {
-    if (p) Free(p);
-  }
-};
-
-using TreeHandle = GitHandle<git_tree, git_tree_free>;
-using CommitHandle = GitHandle<git_commit, git_commit_free>;
+using TreeHandle = GitTreeHandle;
+using CommitHandle = GitCommitHandle;
 
 Status commit_tree(git_repository* repo, const std::string& commit, TreeHandle& tree) {
   git_oid oid;
   if (git_oid_fromstr(&oid, commit.c_str()) != 0)
     return Error::bad_input("not a commit id: " + commit);
   CommitHandle c;
-  if (git_commit_lookup(&c.p, repo, &oid) != 0)
+  if (git_commit_lookup(c.out(), repo, &oid) != 0)
     return Error::bad_input("no commit " + commit + ": " + last_git_error());
-  if (git_commit_tree(&tree.p, c.p) != 0)
+  if (git_commit_tree(tree.out(), c.get()) != 0)
     return Error::infrastructure("cannot read the tree of " + commit + ": " + last_git_error());
   return {};
 }
@@ -83,11 +74,10 @@ int collect_delta(const git_diff_delta* delta, float, void* payload) {
 }  // namespace
 
 Result<std::unique_ptr<GitRepository>> GitRepository::open(const std::filesystem::path& path) {
-  git_libgit2_init();
+  ensure_libgit2();
   git_repository* repo = nullptr;
   if (git_repository_open_ext(&repo, path.c_str(), 0, nullptr) != 0) {
     std::string why = last_git_error();
-    git_libgit2_shutdown();
     return Error::bad_input("not a git repository: " + path.string() + " (" + why + ")");
   }
   return std::unique_ptr<GitRepository>(new GitRepository(repo));
@@ -95,7 +85,6 @@ Result<std::unique_ptr<GitRepository>> GitRepository::open(const std::filesystem
 
 GitRepository::~GitRepository() {
   git_repository_free(repo_);
-  git_libgit2_shutdown();
 }
 
 std::filesystem::path GitRepository::workdir() const {
@@ -113,10 +102,65 @@ Result<std::string> GitRepository::resolve(const std::string& revision) {
   int rc = git_object_peel(&commit, object, GIT_OBJECT_COMMIT);
   git_object_free(object);
   if (rc != 0) return Error::bad_input("revision '" + revision + "' does not name a commit");
-  char hex[GIT_OID_HEXSZ + 1] = {};
-  git_oid_tostr(hex, sizeof hex, git_object_id(commit));
+  std::string hex = oid_hex(*git_object_id(commit));
   git_object_free(commit);
-  return std::string(hex);
+  return hex;
+}
+
+Result<std::string> GitRepository::read_file_at(const std::string& revision,
+                                                const std::string& path) {
+  GitObjectHandle obj;
+  std::string spec = revision + ":" + path;
+  if (git_revparse_single(obj.out(), repo_, spec.c_str()) != 0 ||
+      git_object_type(obj.get()) != GIT_OBJECT_BLOB)
+    return Error::bad_input(
+        git_error_text("no file '" + path + "' at revision '" + revision + "'"));
+  auto* blob = reinterpret_cast<git_blob*>(obj.get());
+  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)),
+                     static_cast<size_t>(git_blob_rawsize(blob)));
+}
+
+Result<std::string> GitRepository::current_branch() {
+  if (git_repository_head_detached(repo_) == 1)
+    return Error::bad_input("the repository at " + workdir().string() +
+                            " has a detached HEAD: check out the branch pull requests should "
+                            "target, or name it with --base-branch");
+  GitReferenceHandle head;
+  if (git_repository_head(head.out(), repo_) != 0)
+    return Error::bad_input(
+        git_error_text("the repository at " + workdir().string() + " has no commit on HEAD yet"));
+  return std::string(git_reference_shorthand(head.get()));
+}
+
+Result<std::vector<GitCommitInfo>> GitRepository::commits_since(
+    const std::string& tip, const std::vector<std::string>& hidden) {
+  Result<std::string> tip_sha = resolve(tip);
+  if (!tip_sha.ok()) return tip_sha.error();
+  git_oid tip_oid;
+  git_oid_fromstr(&tip_oid, tip_sha->c_str());
+  GitRevwalkHandle walk;
+  if (git_revwalk_new(walk.out(), repo_) != 0)
+    return Error::infrastructure(git_error_text("cannot walk the history of " + tip));
+  git_revwalk_sorting(walk.get(), GIT_SORT_TOPOLOGICAL | GIT_SORT_TIME);
+  if (git_revwalk_push(walk.get(), &tip_oid) != 0)
+    return Error::infrastructure(git_error_text("cannot walk the history of " + tip));
+  for (const std::string& base : hidden) {
+    if (base.empty()) continue;
+    Result<std::string> sha = resolve(base);
+    git_oid oid;
+    if (sha.ok() && git_oid_fromstr(&oid, sha->c_str()) == 0) git_revwalk_hide(walk.get(), &oid);
+  }
+  std::vector<GitCommitInfo> out;
+  git_oid oid;
+  while (git_revwalk_next(&oid, walk.get()) == 0) {
+    GitCommitHandle commit;
+    if (git_commit_lookup(commit.out(), repo_, &oid) != 0)
+      return Error::infrastructure(git_error_text("cannot read a commit of " + tip));
+    const git_signature* author = git_commit_author(commit.get());
+    out.push_back({oid_hex(oid), author && author->name ? author->name : "",
+                   author && author->email ? author->email : ""});
+  }
+  return out;
 }
 
 Status GitRepository::materialize(const std::string& commit, const std::filesystem::path& folder) {
@@ -126,7 +170,7 @@ Status GitRepository::materialize(const std::string& commit, const std::filesyst
   std::filesystem::create_directories(folder, ec);
   if (ec) return Error::infrastructure("cannot create " + folder.string() + ": " + ec.message());
   WalkState state{repo_, folder, ""};
-  if (git_tree_walk(tree.p, GIT_TREEWALK_PRE, write_entry, &state) != 0)
+  if (git_tree_walk(tree.get(), GIT_TREEWALK_PRE, write_entry, &state) != 0)
     return Error::infrastructure(state.error.empty() ? last_git_error() : state.error);
   return {};
 }
@@ -137,13 +181,19 @@ Result<std::set<std::string>> GitRepository::changed_paths(const std::string& ba
   KGATE_RETURN_IF_ERROR(commit_tree(repo_, base_commit, base));
   KGATE_RETURN_IF_ERROR(commit_tree(repo_, head_commit, head));
   git_diff* diff = nullptr;
-  if (git_diff_tree_to_tree(&diff, repo_, base.p, head.p, nullptr) != 0)
+  if (git_diff_tree_to_tree(&diff, repo_, base.get(), head.get(), nullptr) != 0)
     return Error::infrastructure("cannot diff " + base_commit + ".." + head_commit + ": " +
                                  last_git_error());
   std::set<std::string> paths;
   git_diff_foreach(diff, collect_delta, nullptr, nullptr, nullptr, &paths);
   git_diff_free(diff);
   return paths;
+}
+
+std::string libgit2_version() {
+  int major = 0, minor = 0, rev = 0;
+  git_libgit2_version(&major, &minor, &rev);
+  return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(rev);
 }
 
 }  // namespace kgate

@@ -10,7 +10,7 @@
 
 #include "core/status.h"
 
-namespace kgate::bot {
+namespace kgate {
 
 struct PullHeadRequest {
   std::filesystem::path repo_dir;
@@ -36,4 +36,4 @@ bool is_git_repository(const std::filesystem::path& repo_dir);
 // caller compares `commit` with the head it expected.
 Result<PullHead> ensure_pull_head(const PullHeadRequest& request);
 
-}  // namespace kgate::bot
+}  // namespace kgate

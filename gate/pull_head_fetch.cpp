@@ -1,43 +1,17 @@
-#include "bot/pull_head_fetch.h"
+#include "gate/pull_head_fetch.h"
 
-#include <git2.h>
-
-#include <memory>
 #include <optional>
 #include <vector>
 
-#include "bot/git_branch_writer.h"
-#include "bot/redact.h"
+#include "core/redact.h"
+#include "gate/git_handle.h"
 
-namespace kgate::bot {
+namespace kgate {
 namespace {
 
-struct FetchState {
-  const std::string* password;
-  int credential_calls = 0;
-};
-
-int on_credentials(git_credential** out, const char* /*url*/, const char* /*user*/,
-                   unsigned int allowed, void* payload) {
-  auto* state = static_cast<FetchState*>(payload);
-  // libgit2 asks again after a refusal; a second ask means the token was refused.
-  if (state->password->empty() || ++state->credential_calls > 1 ||
-      !(allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT))
-    return GIT_EAUTH;
-  return git_credential_userpass_plaintext_new(out, "x-access-token", state->password->c_str());
-}
-
-std::string oid_text(const git_oid& oid) {
-  char hex[GIT_OID_HEXSZ + 1] = {};
-  git_oid_tostr(hex, sizeof hex, &oid);
-  return hex;
-}
-
 bool has_commit(git_repository* repo, const git_oid& oid) {
-  git_commit* commit = nullptr;
-  if (git_commit_lookup(&commit, repo, &oid) != 0) return false;
-  git_commit_free(commit);
-  return true;
+  GitCommitHandle commit;
+  return git_commit_lookup(commit.out(), repo, &oid) == 0;
 }
 
 Result<git_oid> parse_oid(const std::string& sha, const char* what) {
@@ -51,11 +25,9 @@ Result<git_oid> parse_oid(const std::string& sha, const char* what) {
 
 bool is_git_repository(const std::filesystem::path& repo_dir) {
   ensure_libgit2();
-  git_repository* repo = nullptr;
-  bool ok =
-      git_repository_open_ext(&repo, repo_dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) == 0;
-  git_repository_free(repo);
-  return ok;
+  GitRepoHandle repo;
+  return git_repository_open_ext(repo.out(), repo_dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH,
+                                 nullptr) == 0;
 }
 
 Result<PullHead> ensure_pull_head(const PullHeadRequest& request) {
@@ -69,24 +41,24 @@ Result<PullHead> ensure_pull_head(const PullHeadRequest& request) {
     if (!parsed.ok()) return parsed.error();
     base = *parsed;
   }
-  git_repository* repo = nullptr;
-  if (git_repository_open_ext(&repo, request.repo_dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH,
-                              nullptr) != 0)
+  GitRepoHandle repo_handle;
+  if (git_repository_open_ext(repo_handle.out(), request.repo_dir.c_str(),
+                              GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0)
     return Error::bad_input(
         git_error_text("cannot open the git repository at " + request.repo_dir.string()));
-  std::unique_ptr<git_repository, void (*)(git_repository*)> repo_guard(repo, git_repository_free);
+  git_repository* repo = repo_handle.get();
   bool need_base = base && !has_commit(repo, *base);
   if (has_commit(repo, *head) && !need_base) return PullHead{false, request.head_sha, ""};
 
   std::string number = std::to_string(request.pull_number);
-  git_remote* remote = nullptr;
-  if (git_remote_lookup(&remote, repo, request.remote.c_str()) != 0)
+  GitRemoteHandle remote_handle;
+  if (git_remote_lookup(remote_handle.out(), repo, request.remote.c_str()) != 0)
     return Error::bad_input(git_error_text(
         "pull request #" + number + ": head " + request.head_sha.substr(0, 12) + " is not in " +
         request.repo_dir.string() + " and it has no remote '" + request.remote +
         "' to fetch refs/pull/" + number + "/head from (git remote add " + request.remote +
         " https://github.com/OWNER/NAME.git)"));
-  std::unique_ptr<git_remote, void (*)(git_remote*)> remote_guard(remote, git_remote_free);
+  git_remote* remote = remote_handle.get();
 
   PullHead result;
   result.fetched = true;
@@ -97,10 +69,10 @@ Result<PullHead> ensure_pull_head(const PullHeadRequest& request) {
   std::vector<char*> raw;
   for (auto& s : specs) raw.push_back(s.data());
   git_strarray refspecs = {raw.data(), raw.size()};
-  FetchState state{&request.password};
+  GitTokenOffer state{&request.password};
   git_fetch_options options;
   git_fetch_options_init(&options, GIT_FETCH_OPTIONS_VERSION);
-  options.callbacks.credentials = on_credentials;
+  options.callbacks.credentials = offer_git_token;
   options.callbacks.payload = &state;
   std::string url = git_remote_url(remote) ? git_remote_url(remote) : request.remote;
   if (git_remote_fetch(remote, &refspecs, &options, "kgate: fetch pull request head") != 0)
@@ -112,7 +84,7 @@ Result<PullHead> ensure_pull_head(const PullHeadRequest& request) {
                                  ") brought no refs/pull/" + number +
                                  "/head: the remote has no such pull request (is '" +
                                  request.remote + "' the pull request's base repository?)");
-  result.commit = oid_text(fetched);
+  result.commit = oid_hex(fetched);
   if (need_base && !has_commit(repo, *base))
     return Error::infrastructure(
         "pull request #" + number + ": base " + request.base_sha.substr(0, 12) + " is neither in " +
@@ -120,4 +92,4 @@ Result<PullHead> ensure_pull_head(const PullHeadRequest& request) {
   return result;
 }
 
-}  // namespace kgate::bot
+}  // namespace kgate

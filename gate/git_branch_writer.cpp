@@ -1,40 +1,17 @@
-#include "bot/git_branch_writer.h"
+#include "gate/git_branch_writer.h"
 
-#include <git2.h>
+#include "gate/git_handle.h"
 
-#include <memory>
-
-#include "bot/redact.h"
-
-namespace kgate::bot {
+namespace kgate {
 namespace {
 
-template <class T, void (*Free)(T*)>
-struct GitPtr {
-  T* p = nullptr;
-  GitPtr() = default;
-  GitPtr(const GitPtr&) = delete;
-  GitPtr& operator=(const GitPtr&) = delete;
-  ~GitPtr() {
-    if (p) Free(p);
-  }
-  T** out() { return &p; }
-  T* get() const { return p; }
-};
-using Repo = GitPtr<git_repository, git_repository_free>;
-using Object = GitPtr<git_object, git_object_free>;
-using Commit = GitPtr<git_commit, git_commit_free>;
-using Tree = GitPtr<git_tree, git_tree_free>;
-using TreeBuilder = GitPtr<git_treebuilder, git_treebuilder_free>;
-using Signature = GitPtr<git_signature, git_signature_free>;
-using Reference = GitPtr<git_reference, git_reference_free>;
-using Blob = GitPtr<git_blob, git_blob_free>;
-
-std::string oid_hex(const git_oid& oid) {
-  char buf[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(buf, sizeof buf, &oid);
-  return buf;
-}
+using Repo = GitRepoHandle;
+using Object = GitObjectHandle;
+using Commit = GitCommitHandle;
+using Tree = GitTreeHandle;
+using TreeBuilder = GitTreeBuilderHandle;
+using Signature = GitSignatureHandle;
+using Reference = GitReferenceHandle;
 
 Status open_repo(const std::filesystem::path& dir, Repo& repo) {
   ensure_libgit2();
@@ -88,58 +65,10 @@ Result<git_oid> tree_with_file(git_repository* repo, const git_tree* tree, const
 
 }  // namespace
 
-void ensure_libgit2() {
-  static const int once = git_libgit2_init();
-  (void)once;
-}
-
-std::string git_error_text(const std::string& what) {
-  const git_error* e = git_error_last();
-  return redact(what + (e && e->message ? std::string(" (libgit2: ") + e->message + ")" : ""));
-}
-
-Result<std::string> resolve_revision(const std::filesystem::path& repo_dir,
-                                     const std::string& rev) {
-  Repo repo;
-  KGATE_RETURN_IF_ERROR(open_repo(repo_dir, repo));
-  Commit commit;
-  Result<git_oid> oid = resolve_commit(repo.get(), rev, commit);
-  if (!oid.ok()) return oid.error();
-  return oid_hex(*oid);
-}
-
-Result<std::string> current_branch(const std::filesystem::path& repo_dir) {
-  Repo repo;
-  KGATE_RETURN_IF_ERROR(open_repo(repo_dir, repo));
-  if (git_repository_head_detached(repo.get()) == 1)
-    return Error::bad_input("the repository at " + repo_dir.string() +
-                            " has a detached HEAD: check out the branch pull requests should "
-                            "target, or name it with --base-branch");
-  Reference head;
-  if (git_repository_head(head.out(), repo.get()) != 0)
-    return Error::bad_input(
-        git_error_text("the repository at " + repo_dir.string() + " has no commit on HEAD yet"));
-  return std::string(git_reference_shorthand(head.get()));
-}
-
-Result<std::string> read_file_at(const std::filesystem::path& repo_dir, const std::string& rev,
-                                 const std::string& path) {
-  Repo repo;
-  KGATE_RETURN_IF_ERROR(open_repo(repo_dir, repo));
-  Object obj;
-  std::string spec = rev + ":" + path;
-  if (git_revparse_single(obj.out(), repo.get(), spec.c_str()) != 0 ||
-      git_object_type(obj.get()) != GIT_OBJECT_BLOB)
-    return Error::bad_input(git_error_text("no file '" + path + "' at revision '" + rev + "'"));
-  auto* blob = reinterpret_cast<git_blob*>(obj.get());
-  return std::string(static_cast<const char*>(git_blob_rawcontent(blob)),
-                     static_cast<size_t>(git_blob_rawsize(blob)));
-}
-
 Result<BranchCommit> write_branch(const std::filesystem::path& repo_dir,
                                   const std::string& base_rev, const std::string& branch,
                                   const std::vector<FileChange>& files, const std::string& message,
-                                  const BotIdentity& author) {
+                                  const GitAuthor& author) {
   Repo repo;
   KGATE_RETURN_IF_ERROR(open_repo(repo_dir, repo));
   Commit base;
@@ -195,4 +124,4 @@ Result<BranchCommit> write_branch(const std::filesystem::path& repo_dir,
   return result;
 }
 
-}  // namespace kgate::bot
+}  // namespace kgate

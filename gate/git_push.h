@@ -9,11 +9,11 @@
 
 #include "core/status.h"
 
-namespace kgate::bot {
+namespace kgate {
 
 // `password` may be empty (no credentials offered). Errors never contain it.
 // Without `force`, a remote branch that moved meanwhile refuses the push.
 Status push_branch_to(const std::filesystem::path& repo_dir, const std::string& remote_url,
                       const std::string& branch, const std::string& password, bool force = true);
 
-}  // namespace kgate::bot
+}  // namespace kgate

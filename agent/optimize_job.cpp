@@ -56,12 +56,9 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
   options.episode.agent = options.provider.name;
   options.ab.seed = options.episode.seed;
   std::unique_ptr<CandidateEvaluator> evaluator;
-  if (options.evaluator == "ab")
-    evaluator = std::make_unique<AbEvaluator>(manifest, kernel, **backend, options.ab);
-  else if (options.evaluator == "gate")
-    evaluator = std::make_unique<GateEvaluator>(manifest, kernel, **backend, options.ab);
-  else
-    return Error::bad_input("unknown evaluator '" + options.evaluator + "': use gate or ab");
+  if (options.evaluator != "gate")
+    return Error::bad_input("unknown evaluator '" + options.evaluator + "': use gate");
+  evaluator = std::make_unique<GateEvaluator>(manifest, kernel, **backend, options.ab);
   if (options.episode.workload_focus.empty()) {
     // The task list of `kgate extract`, when it ran: which phase matters.
     auto tasks = load_task_list(options.episode.state_dir);

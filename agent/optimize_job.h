@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "agent/ab_evaluator.h"
+#include "agent/ab_options.h"
 #include "agent/agent_provider.h"
 #include "agent/episode_runner.h"
 #include "core/manifest.h"
@@ -17,8 +17,9 @@ struct OptimizeOptions {
   ProviderConfig provider;
   EpisodeOptions episode;  // backend, state_dir, limits, seed
   AbOptions ab;            // samples and budget per shape
-  // "gate": gate/ab_gate.h (the gate's own A/B, paired interval, adaptive
-  // stop); "ab": ab_evaluator.h (measure_shape A/B, bootstrap on medians).
+  // "gate": agent/gate_evaluator.h on gate/ab_gate.h (the gate's own A/B,
+  // paired interval, adaptive stop), the only one; the name stays so that
+  // `--evaluator gate` keeps working.
   std::string evaluator = "gate";
   bool write_proposal = true;
   // Validate the best candidate inside the manifest's workload (cuda, when

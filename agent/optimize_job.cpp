@@ -14,12 +14,6 @@
 
 namespace kgate {
 
-std::filesystem::path default_state_dir(const std::filesystem::path& repo) {
-  const char* v = std::getenv("KGATE_STATE_DIR");
-  if (v && *v) return v;
-  return repo / ".kgate";
-}
-
 // The in-model validation of the episode's best, as JSON (also written to
 // the episode's folder); an error becomes status "error", which blocks the proposal.
 nlohmann::json in_model_check(const Manifest& manifest, const Kernel& kernel,

@@ -9,6 +9,7 @@
 #include "agent/agent_provider.h"
 #include "agent/episode_runner.h"
 #include "core/manifest.h"
+#include "core/state_dir.h"
 #include "gate/workload_validation.h"
 
 namespace kgate {
@@ -37,9 +38,6 @@ struct OptimizeOutcome {
   std::filesystem::path proposal;      // empty when nothing was proposed
   nlohmann::json workload_validation;  // null when the in-model check did not run
 };
-
-// <repo>/.kgate, or KGATE_STATE_DIR when set.
-std::filesystem::path default_state_dir(const std::filesystem::path& repo);
 
 Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& kernel,
                                         OptimizeOptions options);

@@ -1,8 +1,8 @@
 #pragma once
 // What an episode asks of the gate: is this candidate correct on every shape,
 // and is it faster than the current best beyond noise? The episode loop only
-// sees this interface, so the A/B engine behind it can change (the gate's
-// gate_kernel once it lands; measure_shape A/B meanwhile, ab_evaluator.h).
+// sees this interface; the A/B engine behind it is the gate's gate_kernel
+// (agent/gate_evaluator.h).
 #include <optional>
 #include <string>
 #include <vector>

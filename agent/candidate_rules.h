@@ -1,6 +1,6 @@
 #pragma once
-// The rules a candidate must keep before it is timed (DESIGN.md's episode
-// guardrails, docs/agent.md "One iteration"): on the answer's text, the
+// The rules a candidate must keep before it is timed (docs/agent.md, "One
+// iteration" and "Guardrails"): on the answer's text, the
 // entry is defined and only declared tunables with declared values are set;
 // on the compiled module, no kernel or exported function the manifest does
 // not declare (CandidateCompiler reads the symbol table); on the seeded

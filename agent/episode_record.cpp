@@ -5,17 +5,9 @@
 #include "agent/persisted_json.h"
 #include "core/file_util.h"
 #include "core/log.h"
+#include "core/utc_time.h"
 
 namespace kgate {
-
-std::string utc_now() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 nlohmann::json IterationRecord::to_json() const {
   nlohmann::json j = {{"index", index},

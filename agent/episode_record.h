@@ -88,6 +88,4 @@ std::optional<std::filesystem::path> find_unfinished_episode(
     const std::filesystem::path& episodes_dir, const std::string& kernel,
     const std::string& backend, const std::string& agent);
 
-std::string utc_now();
-
 }  // namespace kgate

@@ -13,6 +13,7 @@
 #include "core/file_util.h"
 #include "core/log.h"
 #include "core/number_format.h"
+#include "core/utc_time.h"
 #include "runner/profile/roofline.h"
 
 namespace kgate {
@@ -20,21 +21,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// "20261130T072232Z": UTC, sortable, usable in file names.
-std::string compact_utc_stamp() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-  return stamp;
-}
-
 std::string new_episode_id(const std::string& kernel, uint64_t seed) {
   std::mt19937_64 rng(seed ^ static_cast<uint64_t>(Clock::now().time_since_epoch().count()));
   char suffix[8];
   std::snprintf(suffix, sizeof suffix, "%04x", static_cast<unsigned>(rng() & 0xffff));
-  return compact_utc_stamp() + "-" + kernel + "-" + suffix;
+  return utc_now_compact() + "-" + kernel + "-" + suffix;
 }
 
 Variables tunables_from_json(const nlohmann::json& j) {
@@ -184,7 +175,7 @@ class EpisodeLoop {
 
   Status start_new();
   Status save() {
-    rec_.updated_at = utc_now();
+    rec_.updated_at = utc_now_iso8601();
     return save_episode(result_.dir, rec_);
   }
   // A failure that ends this run: the record stays resumable.
@@ -222,7 +213,7 @@ Status EpisodeLoop::start_new() {
   rec_.agent = o.agent;
   rec_.seed = o.seed;
   rec_.manifest = p_.manifest.path.string();
-  rec_.started_at = utc_now();
+  rec_.started_at = utc_now_iso8601();
   result_.dir = o.state_dir / "episodes" / rec_.id;
   result_.resumed = false;
   progress("episode " + rec_.id + " on " + p_.kernel.name + " (" + o.backend + ", agent " +
@@ -421,7 +412,7 @@ Status EpisodeLoop::execute(IterationRecord& it, const AgentAnswer& answer, Cand
   }
   if (answer.code) {
     // Named by when and which iteration: unique across resumes and episodes.
-    it.candidate_file = candidate_file_name(compact_utc_stamp(), it.index, impl_);
+    it.candidate_file = candidate_file_name(utc_now_compact(), it.index, impl_);
     cand.file_name = it.candidate_file;
     KGATE_RETURN_IF_ERROR(write_file_atomic(result_.dir / it.candidate_file, *answer.code));
   }
@@ -504,7 +495,7 @@ void EpisodeLoop::reflect(const ContextInput& ctx, IterationRecord& it, const Ca
 Status EpisodeLoop::iterate(std::string& stop_reason) {
   IterationRecord it;
   it.index = static_cast<int>(rec_.iterations.size()) + 1;
-  it.started_at = utc_now();
+  it.started_at = utc_now_iso8601();
   const auto it_start = Clock::now();
   progress("iteration " + std::to_string(it.index) + " of " + std::to_string(p_.options.max_iters));
 

@@ -1,5 +1,5 @@
 #pragma once
-// One optimization episode (DESIGN.md, "Episodes"): observe -> plan ->
+// One optimization episode (docs/agent.md, "One iteration"): observe -> plan ->
 // execute -> gate -> reflect, iteration after iteration, keeping the best.
 //
 // Guardrails: an iteration cap; a stop after `patience` iterations in a row
@@ -28,7 +28,7 @@ namespace kgate {
 
 struct EpisodeOptions {
   std::string backend = "host";
-  std::filesystem::path state_dir;  // <repo>/.kgate by default (state_dir.h)
+  std::filesystem::path state_dir;  // <repo>/.kgate by default (core/state_dir.h)
   std::string agent = "tuner";      // recorded; resumes match on it
   int max_iters = 8;
   int patience = 4;     // iterations in a row without improvement

@@ -6,17 +6,10 @@
 #include <cmath>
 #include <ctime>
 
+#include "core/utc_time.h"
+
 namespace kgate {
 namespace {
-
-std::string now_utc() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string column_text(sqlite3_stmt* s, int i) {
   const unsigned char* t = sqlite3_column_text(s, i);
@@ -123,7 +116,7 @@ Status ExperienceStore::add(const Lesson& lesson) {
               " reflection, episode_id) VALUES (?,?,?,?,?,?,?,?,?,?)");
   if (!s.ok())
     return Error::infrastructure(std::string("experience store: ") + sqlite3_errmsg(db_));
-  s.bind(1, lesson.created_at.empty() ? now_utc() : lesson.created_at);
+  s.bind(1, lesson.created_at.empty() ? utc_now_iso8601() : lesson.created_at);
   s.bind(2, lesson.kernel);
   s.bind(3, lesson.family);
   s.bind(4, lesson.backend);

@@ -8,7 +8,7 @@
 // episode (confirm) runs on new inputs. Before timing, every candidate passes
 // candidate_rules.h's checks (no undeclared entry points, correct on the
 // seeded misaligned shapes).
-#include "agent/ab_evaluator.h"
+#include "agent/ab_options.h"
 #include "agent/candidate_compiler.h"
 #include "agent/candidate_evaluator.h"
 #include "agent/misaligned_check.h"

@@ -14,12 +14,6 @@
 
 namespace kgate {
 
-std::filesystem::path default_state_dir(const std::filesystem::path& repo) {
-  const char* v = std::getenv("KGATE_STATE_DIR");
-  if (v && *v) return v;
-  return repo / ".kgate";
-}
-
 // The in-model validation of the episode's best, as JSON (also written to
 // the episode's folder); an error becomes status "error", which blocks the proposal.
 nlohmann::json in_model_check(const Manifest& manifest, const Kernel& kernel,
@@ -56,12 +50,9 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
   options.episode.agent = options.provider.name;
   options.ab.seed = options.episode.seed;
   std::unique_ptr<CandidateEvaluator> evaluator;
-  if (options.evaluator == "ab")
-    evaluator = std::make_unique<AbEvaluator>(manifest, kernel, **backend, options.ab);
-  else if (options.evaluator == "gate")
-    evaluator = std::make_unique<GateEvaluator>(manifest, kernel, **backend, options.ab);
-  else
-    return Error::bad_input("unknown evaluator '" + options.evaluator + "': use gate or ab");
+  if (options.evaluator != "gate")
+    return Error::bad_input("unknown evaluator '" + options.evaluator + "': use gate");
+  evaluator = std::make_unique<GateEvaluator>(manifest, kernel, **backend, options.ab);
   if (options.episode.workload_focus.empty()) {
     // The task list of `kgate extract`, when it ran: which phase matters.
     auto tasks = load_task_list(options.episode.state_dir);

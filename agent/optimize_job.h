@@ -5,10 +5,11 @@
 #include <filesystem>
 #include <string>
 
-#include "agent/ab_evaluator.h"
+#include "agent/ab_options.h"
 #include "agent/agent_provider.h"
 #include "agent/episode_runner.h"
 #include "core/manifest.h"
+#include "core/state_dir.h"
 #include "gate/workload_validation.h"
 
 namespace kgate {
@@ -17,8 +18,9 @@ struct OptimizeOptions {
   ProviderConfig provider;
   EpisodeOptions episode;  // backend, state_dir, limits, seed
   AbOptions ab;            // samples and budget per shape
-  // "gate": gate/ab_gate.h (the gate's own A/B, paired interval, adaptive
-  // stop); "ab": ab_evaluator.h (measure_shape A/B, bootstrap on medians).
+  // "gate": agent/gate_evaluator.h on gate/ab_gate.h (the gate's own A/B,
+  // paired interval, adaptive stop), the only one; the name stays so that
+  // `--evaluator gate` keeps working.
   std::string evaluator = "gate";
   bool write_proposal = true;
   // Validate the best candidate inside the manifest's workload (cuda, when
@@ -36,9 +38,6 @@ struct OptimizeOutcome {
   std::filesystem::path proposal;      // empty when nothing was proposed
   nlohmann::json workload_validation;  // null when the in-model check did not run
 };
-
-// <repo>/.kgate, or KGATE_STATE_DIR when set.
-std::filesystem::path default_state_dir(const std::filesystem::path& repo);
 
 Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& kernel,
                                         OptimizeOptions options);

@@ -4,6 +4,7 @@
 
 #include "agent/persisted_json.h"
 #include "core/file_util.h"
+#include "core/utc_time.h"
 #include "gate/workload_validation.h"
 
 namespace kgate {
@@ -33,7 +34,7 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
        (std::filesystem::relative(episode.dir, state_dir) / "episode.json").string()},
       {"agent", r.agent},
       {"seed", r.seed},
-      {"created_at", utc_now()},
+      {"created_at", utc_now_iso8601()},
       {"stop_reason", r.stop_reason},
       {"iterations_used", r.iterations.size()},
       {"best_iteration", r.best_iteration}};

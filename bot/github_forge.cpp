@@ -4,6 +4,7 @@
 
 #include "bot/summary_fit.h"
 #include "core/redact.h"
+#include "core/utc_time.h"
 #include "gate/git_push.h"
 #include "gate/git_remote_branch.h"
 
@@ -11,15 +12,6 @@ namespace kgate::bot {
 namespace {
 
 using nlohmann::json;
-
-std::string now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string annotation_level(const std::string& level) {
   if (level == "notice" || level == "warning" || level == "failure") return level;
@@ -86,7 +78,7 @@ Result<std::string> GitHubForge::start_check(const std::string& head_sha, const 
                                    json{{"name", name},
                                         {"head_sha", head_sha},
                                         {"status", "in_progress"},
-                                        {"started_at", now_iso8601()}});
+                                        {"started_at", utc_now_iso8601()}});
   if (!run.ok()) return run.error().with_context("creating check run '" + name + "'");
   if (!(*run)["id"].is_number_integer())
     return Error::infrastructure("GitHub created a check run without an id");
@@ -121,7 +113,7 @@ Status GitHubForge::finish_check(const std::string& check_id, const std::string&
     if (b + 1 == batches) {
       body["status"] = "completed";
       body["conclusion"] = report.conclusion;
-      body["completed_at"] = now_iso8601();
+      body["completed_at"] = utc_now_iso8601();
       if (!report.details_url.empty()) body["details_url"] = report.details_url;
     }
     Result<json> r = client_->call("PATCH", path, body);

@@ -10,6 +10,7 @@
 
 #include "core/file_util.h"
 #include "core/redact.h"
+#include "core/utc_time.h"
 #include "gate/git_repository.h"
 
 namespace kgate::bot {
@@ -45,15 +46,6 @@ class StateLock {
   int fd_ = -1;
 };
 
-std::string now_iso8601() {
-  std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // File-name-safe form of a check name or status context.
 std::string slug(const std::string& s) {
   std::string out;
@@ -78,11 +70,6 @@ PullRequest pull_from_json(const json& j, const fs::path& md) {
 
 }  // namespace
 
-fs::path default_state_dir(const fs::path& repo_dir) {
-  if (const char* env = std::getenv("KGATE_STATE_DIR"); env && *env) return env;
-  return repo_dir / ".kgate";
-}
-
 LocalForge::LocalForge(fs::path repo_dir, fs::path state_dir)
     : repo_dir_(std::move(repo_dir)), state_dir_(std::move(state_dir)) {}
 
@@ -95,7 +82,7 @@ Result<std::string> LocalForge::start_check(const std::string& head_sha, const s
   json j = {{"name", name},
             {"head_sha", head_sha},
             {"status", "in_progress"},
-            {"started_at", now_iso8601()}};
+            {"started_at", utc_now_iso8601()}};
   KGATE_RETURN_IF_ERROR(
       write_file_atomic(state_dir_ / "checks" / (id + ".json"), j.dump(2) + "\n"));
   return id;
@@ -116,7 +103,7 @@ Status LocalForge::finish_check(const std::string& check_id, const std::string& 
             {"head_sha", head_sha},
             {"status", "completed"},
             {"conclusion", report.conclusion},
-            {"completed_at", now_iso8601()},
+            {"completed_at", utc_now_iso8601()},
             {"title", redact(report.title)},
             {"summary", redact(report.summary_markdown)},
             {"annotations", annotations}};
@@ -139,7 +126,7 @@ Status LocalForge::set_commit_status(const std::string& sha, const CommitStatus&
             {"context", status.context},
             {"description", redact(status.description)},
             {"target_url", status.target_url},
-            {"updated_at", now_iso8601()}};
+            {"updated_at", utc_now_iso8601()}};
   return write_file_atomic(
       state_dir_ / "statuses" / (sha.substr(0, 12) + "-" + slug(status.context) + ".json"),
       j.dump(2) + "\n");
@@ -220,8 +207,8 @@ Result<PullRequest> LocalForge::create_pull_request(const PullRequestDraft& draf
             {"body", redact(draft.body)},
             {"labels", json::array()},
             {"comments", json::array()},
-            {"created_at", now_iso8601()},
-            {"updated_at", now_iso8601()}};
+            {"created_at", utc_now_iso8601()},
+            {"updated_at", utc_now_iso8601()}};
   KGATE_RETURN_IF_ERROR(save_pull(j));
   return pull_from_json(j, state_dir_ / "pulls" / (std::to_string(number) + ".md"));
 }
@@ -233,7 +220,7 @@ Status LocalForge::update_pull_request(int number, const std::string& title,
   if (!j.ok()) return j.error();
   (*j)["title"] = redact(title);
   (*j)["body"] = redact(body);
-  (*j)["updated_at"] = now_iso8601();
+  (*j)["updated_at"] = utc_now_iso8601();
   return save_pull(*j);
 }
 
@@ -242,7 +229,7 @@ Status LocalForge::close_pull_request(int number) {
   Result<json> j = load_pull(number);
   if (!j.ok()) return j.error();
   (*j)["state"] = "closed";
-  (*j)["closed_at"] = now_iso8601();
+  (*j)["closed_at"] = utc_now_iso8601();
   return save_pull(*j);
 }
 
@@ -267,10 +254,11 @@ Status LocalForge::upsert_comment(int number, const std::string& marker, const s
   for (auto& c : comments)
     if (c["body"].get<std::string>().find(marker) != std::string::npos) {
       c["body"] = text;
-      c["updated_at"] = now_iso8601();
+      c["updated_at"] = utc_now_iso8601();
       return save_pull(*j);
     }
-  comments.push_back({{"id", comments.size() + 1}, {"body", text}, {"created_at", now_iso8601()}});
+  comments.push_back(
+      {{"id", comments.size() + 1}, {"body", text}, {"created_at", utc_now_iso8601()}});
   return save_pull(*j);
 }
 

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bot/forge.h"
+#include "core/state_dir.h"
 
 namespace kgate::bot {
 
@@ -54,8 +55,5 @@ class LocalForge : public Forge {
   std::filesystem::path repo_dir_;
   std::filesystem::path state_dir_;
 };
-
-// <repo>/.kgate unless KGATE_STATE_DIR says otherwise.
-std::filesystem::path default_state_dir(const std::filesystem::path& repo_dir);
 
 }  // namespace kgate::bot

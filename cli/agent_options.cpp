@@ -53,8 +53,8 @@ void add_agent_options(CLI::App& app, AgentCliOptions& o) {
       ->check(CLI::IsMember({"on", "timing", "off"}))
       ->capture_default_str();
   app.add_option("--evaluator", o.evaluator,
-                 "gate (the gate's A/B) or ab (plain measure_shape A/B)")
-      ->check(CLI::IsMember({"gate", "ab"}))
+                 "gate: the gate's A/B (the only evaluator; kept for scripts that name it)")
+      ->check(CLI::IsMember({"gate"}))
       ->capture_default_str();
 }
 

@@ -6,11 +6,11 @@
 #include <set>
 
 #include "cli/command.h"
-#include "core/hash.h"
 #include "core/log.h"
 #include "core/manifest_loader.h"
 #include "core/number_format.h"
 #include "core/text_table.h"
+#include "gate/baseline_recorder.h"
 #include "gate/baseline_store.h"
 #include "gate/drift.h"
 #include "gate/revision_checkout.h"
@@ -102,44 +102,53 @@ int measure_and(const BaselineArgs& args, bool record) {
     const Implementation* impl = kernel.implementation((*backend)->name());
     if (!impl) continue;
     if (args.samples > 0) kernel.timing.samples = args.samples;
+    if (record) {
+      BaselineRecordOptions options;
+      options.dir = dir;
+      options.revision = revision;
+      options.seed = args.seed;
+      options.gpu = args.gpu_index;
+      auto recorded = record_baseline(*manifest, kernel, **backend, options);
+      if (!recorded.ok()) return fail(recorded.error());
+      if (!recorded->passed) {
+        warn(kernel.name + " did not pass its checks; not recorded");
+        outside = true;
+        continue;
+      }
+      if (recorded->save_error) return fail(*recorded->save_error);
+      for (const BaselineShape& s : recorded->entry.shapes)
+        table.add({kernel.name, s.shape, format_seconds(s.median_s), format_seconds(s.p10_s),
+                   format_seconds(s.p90_s), std::to_string(s.sample_count),
+                   std::to_string(recorded->history)});
+      progress("recorded " + recorded->file.string());
+      continue;
+    }
     KernelRunOptions options;
     options.seed = args.seed;
     options.gpu = args.gpu_index;
     auto result = run_kernel(*manifest, kernel, **backend, options);
     if (!result.ok()) return fail(result.error().with_context(kernel.name));
     if (!result->passed()) {
-      warn(kernel.name + " did not pass its checks; " + (record ? "not recorded" : "not compared"));
+      warn(kernel.name + " did not pass its checks; not compared");
       outside = true;
       continue;
     }
     std::string device = result->shapes.empty() ? "" : result->shapes.front().device.name;
     std::filesystem::path file = baseline_path(dir, device, kernel.name);
-    if (record) {
-      std::string hash = sha256_file(manifest->root / impl->source);
-      BaselineEntry entry = baseline_entry(result->shapes, hash, revision);
-      auto saved = append_baseline(file, kernel.name, entry);
-      if (!saved.ok()) return fail(saved.error());
-      for (const BaselineShape& s : entry.shapes)
-        table.add({kernel.name, s.shape, format_seconds(s.median_s), format_seconds(s.p10_s),
-                   format_seconds(s.p90_s), std::to_string(s.sample_count),
-                   std::to_string(saved->history.size())});
-      progress("recorded " + file.string());
-    } else {
-      auto stored = load_baseline(file);
-      if (!stored.ok()) return fail(stored.error());
-      if (!*stored || !(*stored)->latest()) {
-        warn("no baseline for " + kernel.name + " on " + device + " (" + file.string() + ")");
-        continue;
-      }
-      for (const ShapeMeasurement& m : result->shapes) {
-        auto c = compare_with_baseline(*(*stored)->latest(), m.shape, m.head_median());
-        if (!c) continue;
-        outside |= !c->within_band && c->ratio > 1 + manifest->gate.max_regression;
-        table.add({kernel.name, m.shape, format_seconds(c->median_s),
-                   format_seconds(c->p10_s) + " - " + format_seconds(c->p90_s),
-                   format_seconds(m.head_median()), format_percent(c->ratio - 1),
-                   c->within_band ? "yes" : "no"});
-      }
+    auto stored = load_baseline(file);
+    if (!stored.ok()) return fail(stored.error());
+    if (!*stored || !(*stored)->latest()) {
+      warn("no baseline for " + kernel.name + " on " + device + " (" + file.string() + ")");
+      continue;
+    }
+    for (const ShapeMeasurement& m : result->shapes) {
+      auto c = compare_with_baseline(*(*stored)->latest(), m.shape, m.head_median());
+      if (!c) continue;
+      outside |= !c->within_band && c->ratio > 1 + manifest->gate.max_regression;
+      table.add({kernel.name, m.shape, format_seconds(c->median_s),
+                 format_seconds(c->p10_s) + " - " + format_seconds(c->p90_s),
+                 format_seconds(m.head_median()), format_percent(c->ratio - 1),
+                 c->within_band ? "yes" : "no"});
     }
   }
   std::fputs(table.render().c_str(), stdout);

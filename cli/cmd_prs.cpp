@@ -48,7 +48,7 @@ int run_prs(const PrsOptions& options) {
         "kgate prs lists the local forge's pull requests; on GitHub, look for the label 'kgate' "
         "(use --forge local or leave --forge out)"));
   bot::LocalForge forge(config.repo_dir, config.state_dir.empty()
-                                             ? bot::default_state_dir(config.repo_dir)
+                                             ? default_state_dir(config.repo_dir)
                                              : config.state_dir);
   Result<std::vector<bot::PullRequest>> prs = forge.all_pull_requests();
   if (!prs.ok()) return fail(prs.error());

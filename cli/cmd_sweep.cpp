@@ -12,13 +12,11 @@
 #include "cli/agent_options.h"
 #include "cli/command.h"
 #include "cli/proposal_handoff.h"
-#include "core/hash.h"
 #include "core/log.h"
 #include "core/manifest_loader.h"
 #include "core/number_format.h"
 #include "core/text_table.h"
-#include "gate/baseline_store.h"
-#include "runner/kernel_run.h"
+#include "gate/baseline_recorder.h"
 
 namespace kgate::cli {
 namespace {
@@ -30,32 +28,22 @@ Status record_baselines(const Manifest& manifest, const std::string& backend_nam
                         const std::filesystem::path& dir) {
   auto backend = make_backend(backend_name);
   if (!backend.ok()) return backend.error();
+  BaselineRecordOptions options;
+  options.dir = dir;
   for (const Kernel& kernel : manifest.kernels) {
-    const Implementation* impl = kernel.implementation(backend_name);
-    if (!impl) continue;
-    auto result = run_kernel(manifest, kernel, **backend, KernelRunOptions{});
-    if (!result.ok()) return result.error().with_context(kernel.name);
-    if (!result->passed()) {
+    if (!kernel.implementation(backend_name)) continue;
+    auto recorded = record_baseline(manifest, kernel, **backend, options);
+    if (!recorded.ok()) return recorded.error();
+    if (!recorded->passed) {
       warn(kernel.name + " did not pass its checks; no baseline recorded");
       continue;
     }
-    std::string device = result->shapes.empty() ? "" : result->shapes.front().device.name;
-    auto file = baseline_path(dir.empty() ? manifest.root / "baselines" : dir, device, kernel.name);
-    BaselineEntry entry =
-        baseline_entry(result->shapes, sha256_file(manifest.root / impl->source), "");
-    // A damaged baseline file costs this kernel's baseline, not the sweep;
-    // it is left as it is (the error says which file).
-    Result<BaselineFile> saved = Error::infrastructure("not saved");
-    try {
-      saved = append_baseline(file, kernel.name, entry);
-    } catch (const nlohmann::json::exception& e) {
-      saved = Error::bad_input(file.string() + " cannot be read: " + e.what());
-    }
-    if (!saved.ok()) {
-      warn(kernel.name + ": no baseline recorded: " + saved.error().message);
+    // A damaged baseline file costs this kernel's baseline, not the sweep.
+    if (recorded->save_error) {
+      warn(kernel.name + ": no baseline recorded: " + recorded->save_error->message);
       continue;
     }
-    progress("baseline recorded: " + file.string());
+    progress("baseline recorded: " + recorded->file.string());
   }
   return {};
 }

@@ -9,8 +9,8 @@
 #include "gate/gate_sanitizer.h"
 #include "gate/shape_decision.h"
 #include "runner/isolated_measure.h"
+#include "runner/measure_setup.h"
 #include "runner/oracle_choice.h"
-#include "runner/reference.h"
 #include "runner/reference_cost.h"
 
 namespace kgate {
@@ -96,13 +96,9 @@ Result<CompileOutcome> compile_side(const Manifest& manifest, const Kernel& head
   const Implementation* impl = kernel.implementation(backend.name());
   if (!impl)
     return Error::bad_input(kernel.name + " has no \"" + backend.name() + "\" implementation");
-  CompileRequest request;
-  request.kernel = &kernel;
-  request.impl = impl;
-  request.root = side.root.empty() ? manifest.root : side.root;
-  request.source_text = side.source_text;
-  request.tunables = side.tunables;
-  return backend.compile(request);
+  return compile_implementation(kernel, *impl, backend,
+                                side.root.empty() ? manifest.root : side.root, side.source_text,
+                                side.tunables);
 }
 
 // The first line that names `entry` followed by '(' (its definition, usually).
@@ -406,26 +402,17 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     }
   }
 
-  auto reference = build_reference(kernel, manifest.root);
-  if (!reference.ok()) return reference.error();
-  if (!reference->ok)
-    return Error::bad_input("the reference of " + kernel.name + " (" + kernel.reference.source +
-                            ") does not compile:\n" + reference->digest());
-  auto device_reference = build_device_reference(kernel, manifest.root, backend);
-  if (!device_reference.ok()) return device_reference.error();
-  OracleState oracles;
-  oracles.device_reference = device_reference->has_value();
+  auto references = build_references(kernel, manifest.root, backend);
+  if (!references.ok()) return references.error();
+  OracleState oracles = references->oracles();
   oracles.base_available = base.has_value();
   // What the host reference will cost, said before it is paid.
-  warn_slow_references(kernel, reference->program,
+  warn_slow_references(kernel, references->host,
                        host_judged_shapes(kernel, gate.policy, backend.name(),
                                           oracles.device_reference, options.shape),
                        kernel.timing.time_limit_s);
 
-  gate.seed =
-      options.seed
-          ? options.seed
-          : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  gate.seed = seed_or_clock(options.seed);
   const Kernel* base_kernel = sources.base ? sources.base->kernel : nullptr;
   if (base && base_kernel && options.shape.empty())
     note_shape_changes(kernel, *base_kernel, backend.name(), gate.notes);
@@ -440,13 +427,8 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
     ShapeTimingFacts facts = timing_facts(shape, gate.policy);
     std::string oracle_note;
     const OracleKind oracle = choose_oracle(kernel, shape, gate.policy, oracles, &oracle_note);
-    MeasureRequest m;
-    m.kernel = &kernel;
-    m.impl = impl;
-    m.shape = &shape;
-    m.backend = &backend;
-    m.gpu = options.gpu;
-    m.head = &head->program;
+    MeasureRequest m = shape_request(kernel, *impl, i, backend, options.gpu, head->program,
+                                     *references, gate.seed);
     m.base = base ? &base->program : nullptr;
     if (base && base_kernel) {
       // The base as its revision declares it: its args, launch and shape.
@@ -454,14 +436,10 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
       m.base_impl = base_kernel->implementation(backend.name());
       m.base_shape = base_kernel->shape(shape.name);
     }
-    m.reference = &reference->program;
-    m.seed = gate.seed + i * 1000;
     m.reference_cache = options.reference_cache;
     m.reference_store = options.reference_store;
     m.oracle = oracle;
-    m.device_reference = *device_reference ? &**device_reference : nullptr;
     m.time = options.time && facts.timing != ShapeTiming::kOff;
-    m.warmup = kernel.timing.warmup;
     m.min_samples = options.min_samples;
     m.max_samples = std::max(options.max_samples, options.min_samples);
     m.budget_s = gate.policy.budget_s;
@@ -478,7 +456,7 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
       target.backend = backend.name();
       target.shape = shape.name;
       target.head = head->program;
-      target.reference = reference->program;
+      target.reference = references->host;
       target.seed = m.seed;
       target.gpu = options.gpu;
       target.time_limit_s = kernel.timing.time_limit_s;

@@ -1,5 +1,7 @@
 #include "gate/baseline_store.h"
 
+#include "core/utc_time.h"
+
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -186,15 +188,6 @@ Result<BaselineFile> append_baseline(const std::filesystem::path& path, const st
     file.history.erase(file.history.begin(), file.history.end() - static_cast<long>(max_history));
   KGATE_RETURN_IF_ERROR(save_baseline(path, file));
   return file;
-}
-
-std::string utc_now_iso8601() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 BaselineEntry baseline_entry(const std::vector<ShapeMeasurement>& shapes,

@@ -78,6 +78,4 @@ std::optional<BaselineComparison> compare_with_baseline(const BaselineEntry& ent
 // Fills ShapeGate::baseline for every shape the entry knows.
 void attach_baseline(KernelGate& gate, const BaselineEntry& entry);
 
-std::string utc_now_iso8601();
-
 }  // namespace kgate

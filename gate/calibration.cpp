@@ -4,6 +4,7 @@
 
 #include "core/log.h"
 #include "gate/paired_ratio.h"
+#include "runner/measure_setup.h"
 
 namespace kgate {
 
@@ -42,11 +43,7 @@ Result<KernelCalibration> calibrate_kernel(const Manifest& manifest, const Kerne
   const Implementation* impl = kernel.implementation(backend.name());
   if (!impl)
     return Error::bad_input(kernel.name + " has no \"" + backend.name() + "\" implementation");
-  CompileRequest request;
-  request.kernel = &kernel;
-  request.impl = impl;
-  request.root = manifest.root;
-  auto compiled = backend.compile(request);
+  auto compiled = compile_implementation(kernel, *impl, backend, manifest.root);
   if (!compiled.ok()) return compiled.error();
   if (!compiled->ok)
     return Error::bad_input(kernel.name + " does not compile:\n" + compiled->digest());

@@ -7,12 +7,13 @@
 namespace kgate {
 
 Result<RevisionCheckout> RevisionCheckout::make(const std::filesystem::path& repo,
-                                                const std::string& revision) {
+                                                const std::string& revision,
+                                                const std::string& prefix) {
   auto git = GitRepository::open(repo);
   if (!git.ok()) return git.error();
   auto commit = (*git)->resolve(revision);
   if (!commit.ok()) return commit.error();
-  std::string templ = (std::filesystem::temp_directory_path() / "kgate-rev-XXXXXX").string();
+  std::string templ = (std::filesystem::temp_directory_path() / (prefix + "XXXXXX")).string();
   if (!mkdtemp(templ.data()))
     return Error::infrastructure("cannot create a temporary folder in " +
                                  std::filesystem::temp_directory_path().string());

@@ -16,8 +16,11 @@ class RevisionCheckout {
  public:
   // `repo`: any folder inside a git repository; `revision`: a commit id,
   // branch, tag or expression (HEAD~1). Bad-input errors name the revision.
+  // `prefix` names the temporary folder (`kgate gate` uses its own, so that
+  // its tests can tell that no message names it).
   static Result<RevisionCheckout> make(const std::filesystem::path& repo,
-                                       const std::string& revision);
+                                       const std::string& revision,
+                                       const std::string& prefix = "kgate-rev-");
   RevisionCheckout(RevisionCheckout&& other) noexcept;
   RevisionCheckout& operator=(RevisionCheckout&&) = delete;
   ~RevisionCheckout();

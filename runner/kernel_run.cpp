@@ -1,11 +1,9 @@
 #include "runner/kernel_run.h"
 
-#include <chrono>
-
 #include "core/log.h"
 #include "runner/isolated_measure.h"
+#include "runner/measure_setup.h"
 #include "runner/oracle_choice.h"
-#include "runner/reference.h"
 #include "runner/reference_cost.h"
 
 namespace kgate {
@@ -44,11 +42,7 @@ Result<KernelRunReport> run_kernel(const Manifest& manifest, const Kernel& kerne
     return Error::bad_input(kernel.name + " has no shape '" + options.shape + "'");
 
   progress("compiling " + kernel.name + " (" + backend.name() + ")");
-  CompileRequest request;
-  request.kernel = &kernel;
-  request.impl = impl;
-  request.root = manifest.root;
-  auto compiled = backend.compile(request);
+  auto compiled = compile_implementation(kernel, *impl, backend, manifest.root);
   if (!compiled.ok()) return compiled.error();
   if (!compiled->ok) {
     report.compile_error = compiled->digest();
@@ -57,50 +51,29 @@ Result<KernelRunReport> run_kernel(const Manifest& manifest, const Kernel& kerne
   report.compiled = true;
   report.program = compiled->program;
 
-  auto reference = build_reference(kernel, manifest.root);
-  if (!reference.ok()) return reference.error();
-  if (!reference->ok)
-    return Error::bad_input("the reference of " + kernel.name + " (" + kernel.reference.source +
-                            ") does not compile:\n" + reference->digest());
+  auto references = build_references(kernel, manifest.root, backend);
+  if (!references.ok()) return references.error();
+  const OracleState oracles = references->oracles();
 
-  // Large shapes are judged by the reference kernel where there is one
-  // (runner/oracle_choice.h), small ones by the host reference, checking it.
-  auto device_reference = build_device_reference(kernel, manifest.root, backend);
-  if (!device_reference.ok()) return device_reference.error();
-  OracleState oracles;
-  oracles.device_reference = device_reference->has_value();
   // What the host reference will cost, said before it is paid.
-  warn_slow_references(kernel, reference->program,
+  warn_slow_references(kernel, references->host,
                        host_judged_shapes(kernel, manifest.gate, backend.name(),
                                           oracles.device_reference, options.shape),
                        kernel.timing.time_limit_s);
-
-  uint64_t seed =
-      options.seed
-          ? options.seed
-          : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  const uint64_t seed = seed_or_clock(options.seed);
   for (size_t i = 0; i < kernel.shapes.size(); ++i) {
     const Shape& shape = kernel.shapes[i];
     if (!options.shape.empty() && shape.name != options.shape) continue;
     if (!shape.runs_on(backend.name())) continue;
     progress("measuring " + kernel.name + " / " + shape.name);
-    MeasureRequest m;
-    m.kernel = &kernel;
-    m.impl = impl;
-    m.shape = &shape;
-    m.backend = &backend;
-    m.gpu = options.gpu;
-    m.head = &report.program;
-    m.reference = &reference->program;
-    m.device_reference = *device_reference ? &**device_reference : nullptr;
+    MeasureRequest m =
+        shape_request(kernel, *impl, i, backend, options.gpu, report.program, *references, seed);
     m.oracle = choose_oracle(kernel, shape, manifest.gate, oracles);
-    m.seed = seed + i * 1000;
     // An empty shape ("allow_empty") is checked only: an empty launch has nothing to time.
     m.time = options.time && !shape.allow_empty;
     if (options.time && shape.allow_empty)
       progress(kernel.name + " / " + shape.name +
                ": an empty shape (\"allow_empty\"): checked against the reference, not timed");
-    m.warmup = kernel.timing.warmup;
     m.min_samples = kernel.timing.samples;
     m.max_samples = kernel.timing.samples;
     m.budget_s = kernel.timing.time_limit_s;

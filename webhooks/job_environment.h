@@ -33,7 +33,7 @@ std::vector<std::filesystem::path> secret_files(const std::vector<std::filesyste
 
 // Registers every secret value the service's environment holds (tokens, the
 // App key and each line of it, webhook secrets, the contents of the secret
-// files) with bot/redact.h, so no log line, queue row or job output kgate
+// files) with core/redact.h, so no log line, queue row or job output kgate
 // writes contains one.
 void register_service_secrets(const std::vector<std::string>& webhook_secrets);
 

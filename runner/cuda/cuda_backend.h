@@ -1,6 +1,8 @@
 #pragma once
 // The cuda backend: NVRTC (or nvcc) compiles, the driver API loads, launches
-// and times, on one GPU.
+// and times, on one GPU. The rest of runner/cuda is kgate::cuda; this factory
+// is the folder's face to the backend-neutral code and stays in kgate, beside
+// runner/host's make_host_backend.
 #include <memory>
 #include <string>
 

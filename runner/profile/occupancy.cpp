@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kgate {
+namespace kgate::profile {
 namespace {
 
 int round_up(int v, int unit) {
@@ -71,4 +71,4 @@ Occupancy theoretical_occupancy(const SmLimits& limits, const ResourceReport& re
   return o;
 }
 
-}  // namespace kgate
+}  // namespace kgate::profile

@@ -8,7 +8,7 @@
 #include "runner/device.h"
 #include "runner/profile_data.h"
 
-namespace kgate {
+namespace kgate::profile {
 
 // Per-SM limits of one GPU model. Invariant: every field positive.
 struct SmLimits {
@@ -31,4 +31,4 @@ struct SmLimits {
 Occupancy theoretical_occupancy(const SmLimits& limits, const ResourceReport& resources,
                                 const LaunchDims& dims);
 
-}  // namespace kgate
+}  // namespace kgate::profile

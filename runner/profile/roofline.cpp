@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_util.h"
+#include "core/utc_time.h"
 #include "runner/cuda/raw_compile.h"
 
 namespace kgate::profile {
@@ -144,10 +145,7 @@ Result<Ceilings> measure_ceilings(cuda::CudaDevice& gpu, const std::string& fma_
   if (!ran.ok()) return ran.error();
   c.fp32_flops_per_s = fma_peak_flops(dims.grid[0], dims.block[0]) / best_fma;
 
-  std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  c.measured_at = date;
+  c.measured_at = utc_now_iso8601();
   return c;
 }
 

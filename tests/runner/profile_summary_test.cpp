@@ -13,6 +13,9 @@
 namespace kgate {
 namespace {
 
+using profile::SmLimits;
+using profile::theoretical_occupancy;
+
 // A large 1-D launch on an H200 with every counter present and nothing busy.
 ProfileData base_profile() {
   ProfileData p;

@@ -49,7 +49,9 @@ TEST(FlashinferNormExampleGpu, KgateRunPassesEveryKernelOnEveryShape) {
       EXPECT_EQ(s["status"], "pass") << k["kernel"] << "/" << s["shape"] << ": " << s["reason"];
       // The 8k-row prefill shapes are too large for the host reference's
       // default limit: the reference kernel judges them.
-      if (s["shape"] == "prefill-8k") EXPECT_EQ(s["oracle"], "cuda reference") << s.dump();
+      if (s["shape"] == "prefill-8k") {
+        EXPECT_EQ(s["oracle"], "cuda reference") << s.dump();
+      }
     }
   }
   EXPECT_EQ(kernels, (std::set<std::string>{"rmsnorm_f16", "rmsnorm_f16_unaligned",

@@ -51,7 +51,7 @@ TEST(CubinResources, AgreeWithPtxasOnEveryExampleKernel) {
   auto manifest = load_manifest(testing::example_dir().string());
   ASSERT_TRUE(manifest.ok()) << manifest.error().message;
   auto backend = make_cuda_backend("sm_90");
-  int compared = 0;
+  int compiled = 0, compared = 0;
   for (const Kernel& k : manifest->kernels) {
     if (!k.implementation("cuda")) continue;
     CompileRequest r;
@@ -64,6 +64,7 @@ TEST(CubinResources, AgreeWithPtxasOnEveryExampleKernel) {
     ASSERT_TRUE(cubin.ok());
     const ResourceReport from_log = cuda::parse_ptxas_report(outcome->log, outcome->program.entry);
     const ResourceReport from_cubin = cuda::read_cubin_resources(*cubin, outcome->program.entry);
+    ++compiled;
     EXPECT_GT(from_cubin.registers, 0) << k.name;
     EXPECT_GT(outcome->program.resources.registers, 0) << k.name;
     // NVRTC in a process that sees a GPU may return no log (docs/cuda-backend.md): the cubin's
@@ -77,8 +78,9 @@ TEST(CubinResources, AgreeWithPtxasOnEveryExampleKernel) {
     ++compared;
   }
   unsetenv("KGATE_CACHE_DIR");
+  EXPECT_GE(compiled, 6);
+  // On the H200 machine NVRTC returned the report for 3 of the 6 compiles.
   if (compared == 0) GTEST_SKIP() << "NVRTC returned no ptxas report here: nothing to compare";
-  EXPECT_GE(compared, 6);
 }
 
 TEST(CubinResources, ReadTheStackFrameAndStaticSharedMemoryOfTheNamedEntry) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/manifest_loader.h"
+#include "support/manifest_edit_test.h"
 #include "support/test_support.h"
 
 namespace kgate {
@@ -28,19 +29,9 @@ const char* kManifest = R"~({
   }]
 })~";
 
-class EmptyShapesTest : public ::testing::Test {
+class EmptyShapesTest : public testing::ManifestEditTest {
  protected:
-  void SetUp() override {
-    for (const char* f : {"gemm.cu", "gemm_ref.cpp"}) testing::write(dir_ / f, "// source\n");
-  }
-  Result<Manifest> parse_after(const std::string& from, const std::string& to) {
-    std::string text = kManifest;
-    auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << "test bug: '" << from << "' not in the manifest";
-    if (at != std::string::npos) text.replace(at, from.size(), to);
-    return parse_manifest(text, "kgate.json", dir_.path());
-  }
-  testing::TempDir dir_;
+  EmptyShapesTest() : ManifestEditTest(kManifest, {"gemm.cu", "gemm_ref.cpp"}) {}
 };
 
 TEST_F(EmptyShapesTest, AnEmptyDimensionLoadsWithTheFlagAndIsNotTimed) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/manifest_loader.h"
+#include "support/manifest_edit_test.h"
 #include "support/test_support.h"
 
 namespace kgate {
@@ -26,24 +27,9 @@ const char* kManifest = R"~({
   }]
 })~";
 
-class ShapeScalarsTest : public ::testing::Test {
+class ShapeScalarsTest : public testing::ManifestEditTest {
  protected:
-  void SetUp() override {
-    for (const char* f : {"scale.cpp", "scale_ref.cpp"}) testing::write(dir_ / f, "// source\n");
-  }
-  Result<Manifest> parse_after(const std::string& from, const std::string& to) {
-    std::string text = kManifest;
-    auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << "test bug: '" << from << "' not in the manifest";
-    if (at != std::string::npos) text.replace(at, from.size(), to);
-    return parse_manifest(text, "kgate.json", dir_.path());
-  }
-  std::string error_after(const std::string& from, const std::string& to) {
-    auto result = parse_after(from, to);
-    EXPECT_FALSE(result.ok()) << "expected an error after replacing '" << from << "'";
-    return result.ok() ? "" : result.error().message;
-  }
-  testing::TempDir dir_;
+  ShapeScalarsTest() : ManifestEditTest(kManifest, {"scale.cpp", "scale_ref.cpp"}) {}
 };
 
 TEST_F(ShapeScalarsTest, ShapesKeepFloatVariablesApartAndScalarsNameThem) {

@@ -5,6 +5,7 @@
 
 #include "core/manifest_loader.h"
 #include "core/tunable_role.h"
+#include "support/manifest_edit_test.h"
 #include "support/test_support.h"
 
 namespace kgate {
@@ -37,24 +38,9 @@ const char* kManifest = R"~({
   }]
 })~";
 
-class TunableRolesTest : public ::testing::Test {
+class TunableRolesTest : public testing::ManifestEditTest {
  protected:
-  void SetUp() override {
-    for (const char* f : {"gemm.cu", "gemm_ref.cpp"}) testing::write(dir_ / f, "// source\n");
-  }
-  Result<Manifest> parse_after(const std::string& from, const std::string& to) {
-    std::string text = kManifest;
-    auto at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << "test bug: '" << from << "' not in the manifest";
-    if (at != std::string::npos) text.replace(at, from.size(), to);
-    return parse_manifest(text, "kgate.json", dir_.path());
-  }
-  std::string error_after(const std::string& from, const std::string& to) {
-    auto m = parse_after(from, to);
-    EXPECT_FALSE(m.ok()) << "expected an error after replacing '" << from << "'";
-    return m.ok() ? "" : m.error().message;
-  }
-  testing::TempDir dir_;
+  TunableRolesTest() : ManifestEditTest(kManifest, {"gemm.cu", "gemm_ref.cpp"}) {}
 };
 
 TEST_F(TunableRolesTest, BothFormsParseWithTheirRoles) {

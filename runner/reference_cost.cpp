@@ -183,8 +183,15 @@ std::vector<std::string> host_judged_shapes(const Kernel& kernel, const GatePoli
 
 void warn_slow_references(const Kernel& kernel, const Program& reference,
                           const std::vector<std::string>& shapes, double time_limit_s) {
-  if (shapes.empty()) return;
-  auto costs = estimate_reference_costs(kernel, reference, shapes, time_limit_s);
+  // A shape no larger than the calibration shape costs about what timing it
+  // would: only larger ones are worth the child that estimates them, so an
+  // ordinary run of small shapes pays nothing for the estimate.
+  std::vector<std::string> larger;
+  for (const std::string& name : shapes)
+    if (const Shape* s = kernel.shape(name); s && shape_elements(kernel, *s) > kCalibrationElements)
+      larger.push_back(name);
+  if (larger.empty()) return;
+  auto costs = estimate_reference_costs(kernel, reference, larger, time_limit_s);
   if (!costs.ok()) {
     // Not knowing the cost changes nothing that runs: a note, not a warning.
     progress("the host reference's cost is not estimated: " + costs.error().message);

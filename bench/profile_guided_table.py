@@ -95,7 +95,8 @@ def geomean(values):
 def summarize(rec, sweep_row):
     """One arm's numbers for one kernel (rec or sweep_row may be None)."""
     s = {"speedup": None, "shapes": 0, "iterations": 0, "kept": 0, "episode_s": None,
-         "profile_s": 0.0, "note": "", "moves": [], "bottleneck": "", "stop": ""}
+         "profile_s": 0.0, "note": "", "moves": [], "bottleneck": "", "stop": "",
+         "best": None}
     if sweep_row and sweep_row["note"].startswith(("error:", "skipped:")):
         s["note"] = sweep_row["note"]
     if rec is None:
@@ -107,6 +108,17 @@ def summarize(rec, sweep_row):
     s["kept"] = sum(1 for i in its if i.get("accepted"))
     s["episode_s"] = rec.get("elapsed_s")
     s["stop"] = rec.get("stop_reason") or ""
+    best = rec.get("best") or {}
+    if best.get("iteration"):
+        c = best.get("candidate") or {}
+        text = " ".join(f"{k}={v}" for k, v in sorted((c.get("tunables") or {}).items()))
+        text += "".join(f" {f}" for f in c.get("flags") or [])
+        if c.get("launch"):
+            text += " launch " + json.dumps(c["launch"], sort_keys=True)
+        # Two bests with the same text and source are the same version.
+        s["best"] = (text.strip() or "(source only)") + f" [{(c.get('source_sha256') or '')[:8]}]"
+    elif rec.get("status") == "finished":
+        s["best"] = "first version"
     s["profile_s"] = sum((p.get("seconds") or 0) for p in rec.get("profiles") or [])
     per_shape = shape_speedups(rec)
     best_it = (rec.get("best") or {}).get("iteration") or 0
@@ -194,7 +206,7 @@ def main():
             cells.append(f"{x / y:.2f}" if x and y else "—")
         w("| " + " | ".join(cells) + " |")
     both = [k for k in order if all(s["speedup"] for s in stats[k])]
-    cells = [f"**geomean** ({len(both)} kernels with both)"]
+    cells = [f"**geomean** ({len(both)} kernels" + (" with both)" if len(arms) > 1 else ")")]
     for i, arm in enumerate(arms):
         g = geomean([stats[k][i]["speedup"] for k in both])
         its = sum(stats[k][i]["iterations"] for k in order)
@@ -216,13 +228,13 @@ def main():
     w("")
     w(f"First {a.first_moves} moves per kernel (the tuner's order; the class it was given):")
     w("")
-    w("| kernel | arm | class | first moves -> outcome | stopped |")
-    w("|---|---|---|---|---|")
+    w("| kernel | arm | class | first moves -> outcome | stopped | best version |")
+    w("|---|---|---|---|---|---|")
     for k in order:
         for arm, s in zip(arms, stats[k]):
             moves = "; ".join(f"#{i} {m} -> {o}" for i, m, o in s["moves"][:a.first_moves]) or "—"
             w(f"| {k} | {arm['name']} | {s['bottleneck'] or '—'} | {moves.replace('|', '/')} | "
-              f"{s['stop'].replace('|', '/') or '—'} |")
+              f"{s['stop'].replace('|', '/') or '—'} | {s['best'] or '—'} |")
     if len(arms) == 2:
         # Where the two arms' move sequences part: profile guidance changes
         # the order; a different outcome of the same move (the gate's noise)
@@ -234,15 +246,20 @@ def main():
             if not m0 or not m1:
                 continue
             n = next((i for i in range(min(len(m0), len(m1))) if m0[i] != m1[i]), None)
+            same_best = (stats[k][0]["best"] not in (None, "first version") and
+                         stats[k][0]["best"] == stats[k][1]["best"])
+            tail = (" Both kept the same best version, so their speedups differ only by the final"
+                    " gates' measurement." if same_best else "")
             if n is None:
-                w(f"- {k}: the same {min(len(m0), len(m1))} moves in the same order in both arms.")
+                w(f"- {k}: the same {min(len(m0), len(m1))} moves in the same order in both arms."
+                  + tail)
             else:
                 o0 = [o for _, _, o in stats[k][0]["moves"]]
                 o1 = [o for _, _, o in stats[k][1]["moves"]]
                 why = ("the same moves before had other outcomes"
                        if n and o0[:n] != o1[:n] else "the order differs")
                 w(f"- {k}: the arms part at move #{n + 1}: {m0[n]} ({names[0]}) vs {m1[n]} "
-                  f"({names[1]}); {why}.")
+                  f"({names[1]}); {why}." + tail)
     text = "\n".join(out) + "\n"
     if a.out:
         with open(a.out, "w") as f:

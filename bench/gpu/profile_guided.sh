@@ -20,6 +20,11 @@
 #                  slow machine ends with the sweep's table instead of a kill
 #                  (default 120; 0: none, as the README's sweep)
 #   SWEEP_ARGS     extra arguments for both arms' sweeps
+#   CACHE_PER_ARM  1: each arm compiles into its own empty KGATE_CACHE_DIR
+#                  (a scratch folder, ~350 MB on the host), so the second arm's wall time does not gain
+#                  from the first arm's compiles and host references; 0
+#                  (default): both use the caller's cache, which the first
+#                  arm warms for the second (the speedups do not depend on it)
 # Baselines are not recorded (--no-baselines): they time the first versions
 # before the episodes and change nothing the tuner does. Needs git, python3.
 set -u
@@ -50,7 +55,11 @@ for arm in ${ARMS:-on off}; do
     --state-dir "$dir/state" "${total[@]}" ${SWEEP_ARGS:-})
   echo "=== arm $arm: ${cmd[*]/#$KGATE/kgate}" | sed "s|$copy|COPY|g; s|$dir|ARM|g" | tee "$dir/command.txt" >&2
   start=$(date +%s.%N)
-  timeout "$ARM_TIMEOUT_S" "${cmd[@]}" > "$dir/sweep.log" 2>&1
+  if [ "${CACHE_PER_ARM:-0}" = 1 ]; then
+    KGATE_CACHE_DIR="$SCRATCH/cache-$arm" timeout "$ARM_TIMEOUT_S" "${cmd[@]}" > "$dir/sweep.log" 2>&1
+  else
+    timeout "$ARM_TIMEOUT_S" "${cmd[@]}" > "$dir/sweep.log" 2>&1
+  fi
   rc=$?
   wall=$(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$start" "$(date +%s.%N)")
   echo "$rc $wall" > "$dir/exit.txt"

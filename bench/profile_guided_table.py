@@ -104,7 +104,8 @@ def summarize(rec, sweep_row):
                                                          if sweep_row else ""))
         return s
     its = rec.get("iterations") or []
-    s["iterations"] = len(its)
+    # An iteration the arm's timeout cut short ("done": false) gated nothing.
+    s["iterations"] = sum(1 for i in its if i.get("done", True))
     s["kept"] = sum(1 for i in its if i.get("accepted"))
     s["episode_s"] = rec.get("elapsed_s")
     s["stop"] = rec.get("stop_reason") or ""
@@ -135,9 +136,12 @@ def summarize(rec, sweep_row):
         s["note"] = (s["note"] + "; " if s["note"] else "") + f"episode status {rec['status']}"
     for i in its:
         plan = i.get("plan") or {}
-        what = plan.get("change") or i.get("failure") or "?"
+        tunables = (i.get("candidate") or {}).get("tunables") or {}
+        what = (plan.get("change") or i.get("failure") or
+                " ".join(f"{k}={v}" for k, v in sorted(tunables.items())) or "?")
         what = what.split(":")[0].strip()  # "VEC 1 -> 8: why" -> "VEC 1 -> 8"
-        s["moves"].append((i.get("index"), what, i.get("outcome", "?")))
+        outcome = i.get("outcome") or ("unfinished" if not i.get("done", True) else "?")
+        s["moves"].append((i.get("index"), what, outcome))
     # The class the tuner ordered its first moves by, as its plan states it;
     # else the first profile's class.
     claimed = ((its[0].get("plan") or {}).get("bottleneck") or "") if its else ""

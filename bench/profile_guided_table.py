@@ -137,9 +137,9 @@ def summarize(rec, sweep_row):
     for i in its:
         plan = i.get("plan") or {}
         tunables = (i.get("candidate") or {}).get("tunables") or {}
-        what = (plan.get("change") or i.get("failure") or
+        # "VEC 1 -> 8: why" -> "VEC 1 -> 8"
+        what = ((plan.get("change") or "").split(":")[0].strip() or i.get("failure") or
                 " ".join(f"{k}={v}" for k, v in sorted(tunables.items())) or "?")
-        what = what.split(":")[0].strip()  # "VEC 1 -> 8: why" -> "VEC 1 -> 8"
         outcome = i.get("outcome") or ("unfinished" if not i.get("done", True) else "?")
         s["moves"].append((i.get("index"), what, outcome))
     # The class the tuner ordered its first moves by, as its plan states it;
@@ -245,8 +245,8 @@ def main():
         # also changes what the tuner tries next.
         w("")
         for k in order:
-            m0 = [m for _, m, _ in stats[k][0]["moves"]]
-            m1 = [m for _, m, _ in stats[k][1]["moves"]]
+            m0 = [m for _, m, o in stats[k][0]["moves"] if o != "unfinished"]
+            m1 = [m for _, m, o in stats[k][1]["moves"] if o != "unfinished"]
             if not m0 or not m1:
                 continue
             n = next((i for i in range(min(len(m0), len(m1))) if m0[i] != m1[i]), None)

@@ -152,7 +152,12 @@ class Stage(unittest.TestCase):
             table = read(os.path.join(out, "profile_guided", "profile_guided.md"))
             rows = [l for l in table.splitlines() if l.startswith("| scale | ")]
             self.assertEqual(len(rows), 3, table)  # the kernel's row, then one per arm's moves
-            self.assertRegex(rows[0], r"^\| scale \| \d+\.\d\dx \(2\) \| [1-4] / \d \|")
+            # A speedup over both shapes, or 1.00x where the arm kept nothing
+            # (on a loaded machine the gate may find no gain).
+            for arm in (0, 1):
+                cells = rows[0].split(" | ")[1 + 3 * arm:4 + 3 * arm]
+                self.assertRegex(cells[0], r"^\d+\.\d\dx( \(2\))?$", table)
+                self.assertRegex(cells[1], r"^[1-4] / [0-4]$", table)
             self.assertIn("| scale | on |", table)
             self.assertIn("| scale | off |", table)
             # The sweep ran on a scratch copy: the fixture has no state or git repository.

@@ -9,7 +9,7 @@
 #include "core/number_format.h"
 #include "core/subprocess.h"
 #include "runner/profile/kernel_profiler.h"
-#include "runner/profile_summary.h"
+#include "runner/profile_model/profile_summary.h"
 
 namespace kgate {
 

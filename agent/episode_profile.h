@@ -19,7 +19,7 @@
 #include "agent/candidate_evaluator.h"
 #include "core/manifest.h"
 #include "runner/backend.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate {
 

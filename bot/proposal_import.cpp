@@ -9,7 +9,7 @@
 #include "core/number_format.h"
 #include "core/version.h"
 #include "gate/git_repository.h"
-#include "runner/profile_comparison.h"
+#include "runner/profile_model/profile_comparison.h"
 
 namespace kgate::bot {
 namespace {

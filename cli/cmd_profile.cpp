@@ -10,8 +10,8 @@
 #include "core/log.h"
 #include "core/manifest_loader.h"
 #include "runner/profile/kernel_profiler.h"
-#include "runner/profile_summary.h"
-#include "runner/profile_table.h"
+#include "runner/profile_model/profile_summary.h"
+#include "runner/profile_model/profile_table.h"
 
 namespace kgate::cli {
 namespace {

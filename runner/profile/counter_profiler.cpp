@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "runner/profile/cupti_metrics.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 namespace {

@@ -3,7 +3,7 @@
 #include <cupti_profiler_host.h>
 #include <cupti_result.h>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 

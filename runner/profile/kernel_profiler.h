@@ -14,7 +14,7 @@
 #include "runner/backend.h"
 #include "runner/cuda/cuda_device.h"
 #include "runner/profile/roofline.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 

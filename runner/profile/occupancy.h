@@ -6,7 +6,7 @@
 #include <string>
 
 #include "runner/device.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 

@@ -9,7 +9,7 @@
 
 #include "core/status.h"
 #include "runner/cuda/cuda_device.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 

@@ -10,7 +10,7 @@
 
 #include "core/status.h"
 #include "runner/profile/pc_sampling.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 

@@ -10,7 +10,7 @@
 #include "bot/pull_request_body.h"
 #include "bot/pull_request_publisher.h"
 #include "bot_test_repo.h"
-#include "runner/profile_summary.h"
+#include "runner/profile_model/profile_summary.h"
 
 namespace kgate::bot {
 namespace {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/profile/roofline.h"
-#include "runner/profile_summary.h"
+#include "runner/profile_model/profile_summary.h"
 #include "support/test_support.h"
 
 namespace kgate {

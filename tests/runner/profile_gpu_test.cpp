@@ -17,8 +17,8 @@
 #include "runner/profile/pc_sampling.h"
 #include "runner/profile/sass_branches.h"
 #include "runner/profile/sass_counts.h"
-#include "runner/profile_summary.h"
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_summary.h"
+#include "runner/profile_model/profile_text.h"
 #include "support/test_support.h"
 
 namespace kgate::profile {

@@ -8,9 +8,9 @@
 #include <cstdlib>
 
 #include "runner/profile/sass_branches.h"
-#include "runner/profile_summary.h"
-#include "runner/profile_table.h"
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_summary.h"
+#include "runner/profile_model/profile_table.h"
+#include "runner/profile_model/profile_text.h"
 
 namespace kgate::profile {
 namespace {

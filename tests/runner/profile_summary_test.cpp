@@ -6,9 +6,9 @@
 
 #include "runner/profile/occupancy.h"
 #include "runner/profile/pc_sampling.h"
-#include "runner/profile_summary.h"
-#include "runner/profile_table.h"
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_summary.h"
+#include "runner/profile_model/profile_table.h"
+#include "runner/profile_model/profile_text.h"
 
 namespace kgate {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate {
 

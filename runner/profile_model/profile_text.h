@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::text {
 

@@ -1,4 +1,4 @@
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_text.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/bottleneck.h"
-#include "runner/profile_comparison.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/bottleneck.h"
+#include "runner/profile_model/profile_comparison.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate {
 

@@ -1,4 +1,4 @@
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 #include <algorithm>
 #include <cmath>

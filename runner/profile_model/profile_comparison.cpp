@@ -1,11 +1,11 @@
-#include "runner/profile_comparison.h"
+#include "runner/profile_model/profile_comparison.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
-#include "runner/bottleneck.h"
-#include "runner/profile_text.h"
+#include "runner/profile_model/bottleneck.h"
+#include "runner/profile_model/profile_text.h"
 
 namespace kgate {
 

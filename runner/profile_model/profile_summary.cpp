@@ -1,8 +1,8 @@
-#include "runner/profile_summary.h"
+#include "runner/profile_model/profile_summary.h"
 
 #include <sstream>
 
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_text.h"
 
 namespace kgate {
 

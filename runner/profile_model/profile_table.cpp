@@ -1,9 +1,9 @@
-#include "runner/profile_table.h"
+#include "runner/profile_model/profile_table.h"
 
 #include <sstream>
 
-#include "runner/bottleneck.h"
-#include "runner/profile_text.h"
+#include "runner/profile_model/bottleneck.h"
+#include "runner/profile_model/profile_text.h"
 
 namespace kgate {
 namespace {

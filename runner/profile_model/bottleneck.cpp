@@ -1,8 +1,8 @@
-#include "runner/bottleneck.h"
+#include "runner/profile_model/bottleneck.h"
 
 #include <algorithm>
 
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_text.h"
 
 namespace kgate {
 namespace {

@@ -4,7 +4,7 @@
 // numbers a reviewer weighs (time, bandwidth, coalescing, occupancy, spills).
 #include <string>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate {
 

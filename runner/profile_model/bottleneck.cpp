@@ -4,7 +4,7 @@
 
 #include "runner/profile_model/profile_text.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 namespace {
 
 using text::coalescing;
@@ -215,4 +215,4 @@ Classification classify(const ProfileData& p) {
   return c;
 }
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

@@ -7,7 +7,7 @@
 #include "runner/profile_model/bottleneck.h"
 #include "runner/profile_model/profile_text.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 using text::fmt;
 using text::num;
@@ -82,4 +82,4 @@ std::string render_comparison(const ProfileData& before, const ProfileData& afte
   return o.str();
 }
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

@@ -6,8 +6,8 @@
 
 #include "runner/profile_model/profile_data.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 std::string render_comparison(const ProfileData& before, const ProfileData& after);
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

@@ -4,7 +4,7 @@
 
 #include "runner/profile_model/profile_text.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 using text::bytes;
 using text::coalescing;
@@ -164,4 +164,4 @@ nlohmann::json summary_json(const ProfileData& p) {
   return j;
 }
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

@@ -8,8 +8,8 @@
 
 #include "runner/profile_model/profile_data.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 std::string render_profile_table(const std::vector<ProfileData>& profiles);
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

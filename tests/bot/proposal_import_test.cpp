@@ -261,7 +261,7 @@ TEST(ProposalImportTest, ALaunchChangeReachesKgateJsonAndTheProfileIsComparedInT
       {"grid", {"ceil_div(rows, 8)"}}, {"block", {32, 8}}, {"shared_bytes", 0}};
   p["candidate"]["launch_before"] = {{"grid", {"rows"}}, {"block", {"BLOCK"}}, {"shared_bytes", 0}};
   auto profile = [](int iteration, uint32_t grid, uint32_t block, double seconds) {
-    ProfileData d;
+    profile_model::ProfileData d;
     d.kernel = "rmsnorm";
     d.shape = "prefill-2k";
     d.backend = "cuda";

@@ -13,6 +13,8 @@
 namespace kgate {
 namespace {
 
+using namespace profile_model;  // the data, its classification and text under test
+
 using testing::run_kgate;
 
 TEST(ProfileCli, HostBackendPrintsTheDegradedSummaryAndJson) {

@@ -24,6 +24,8 @@
 namespace kgate::profile {
 namespace {
 
+using namespace profile_model;  // the data, its classification and text under test
+
 const char* const kKernels = R"(
 extern "C" __global__ void copy(float* out, const float* in, long n) {
   long i = blockIdx.x * (long)blockDim.x + threadIdx.x;

@@ -15,6 +15,8 @@
 namespace kgate::profile {
 namespace {
 
+using namespace profile_model;  // the data, its classification and text under test
+
 // What the range profiler read on the H200 for kernels of 32768 warps: the
 // patched counters agree with nothing (4194304 patched instructions against
 // the hardware's count; the same branch counts for unrelated kernels).

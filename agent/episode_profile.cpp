@@ -9,14 +9,14 @@
 #include "core/number_format.h"
 #include "core/subprocess.h"
 #include "runner/profile/kernel_profiler.h"
-#include "runner/profile_summary.h"
+#include "runner/profile_model/profile_summary.h"
 
 namespace kgate {
 
-std::optional<ProfileData> ProfileObservation::profile() const {
+std::optional<profile_model::ProfileData> ProfileObservation::profile() const {
   if (!data.is_object()) return std::nullopt;
   try {
-    return ProfileData::from_json(data);
+    return profile_model::ProfileData::from_json(data);
   } catch (const std::exception&) {
     return std::nullopt;  // a damaged record: no profile, never an abort
   }
@@ -73,7 +73,7 @@ ProfileObservation ChildProfiler::profile(const Candidate& version, const Kernel
         if (!profiles.ok()) return nlohmann::json{{"error", profiles.error().message}}.dump();
         if (profiles->empty())
           return nlohmann::json{{"error", "the shape does not run on " + backend_.name()}}.dump();
-        const ProfileData& p = profiles->front();
+        const profile_model::ProfileData& p = profiles->front();
         return nlohmann::json{{"summary", render_summary(p)}, {"data", summary_json(p)}}.dump();
       },
       options_.time_limit_s);

@@ -1,6 +1,6 @@
 #pragma once
 // What an episode observes by profiling a version of the kernel: the
-// summary `kgate profile` prints (runner/profile_summary.h, at most 600
+// summary `kgate profile` prints (runner/profile_model/profile_summary.h, at most 600
 // words: CUPTI counters on a GPU, the honest degraded one on the host), its
 // numbers, its bottleneck class and the shape it was taken on. The original
 // is profiled once, each new best once more; the prompt shows the current
@@ -19,7 +19,7 @@
 #include "agent/candidate_evaluator.h"
 #include "core/manifest.h"
 #include "runner/backend.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate {
 
@@ -34,7 +34,7 @@ struct ProfileObservation {
 
   bool ok() const { return error.empty() && !data.is_null(); }
   // The ProfileData back from `data`; nullopt when there is none or it is damaged.
-  std::optional<ProfileData> profile() const;
+  std::optional<profile_model::ProfileData> profile() const;
   nlohmann::json to_json() const;
   // Lenient: a damaged entry reads as an observation with an error.
   static ProfileObservation from_json(const nlohmann::json& j);

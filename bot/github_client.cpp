@@ -28,7 +28,8 @@ std::string GitHubClient::url_for(const std::string& path) const {
 }
 
 Result<ApiResponse> GitHubClient::send(const std::string& method, const std::string& path,
-                                       const std::optional<nlohmann::json>& body) {
+                                       const std::optional<nlohmann::json>& body,
+                                       HttpFailure* failure) {
   HttpRequest request;
   request.method = method;
   request.url = url_for(path);
@@ -55,6 +56,7 @@ Result<ApiResponse> GitHubClient::send(const std::string& method, const std::str
     return {};
   };
   HttpExchange exchange = send_with_retry(std::move(request), options_.retry, hooks);
+  if (failure) *failure = exchange.failure;
   if (!exchange.response.ok()) return exchange.response.error();
   if (!exchange.gave_up.empty())  // a limit or an error we will not wait out
     return Error::infrastructure(redact("GitHub " + method + " " + path + ": " + exchange.gave_up));

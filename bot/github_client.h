@@ -52,9 +52,13 @@ class GitHubClient {
 
   // `path` is "/repos/o/r/..." (joined to api_url) or a full URL (a Link page).
   // Any HTTP status is a value here; only transport failures and exhausted
-  // retries/rate limits are errors.
+  // retries/rate limits are errors. `failure` (when given) says where the last
+  // attempt's transport failed (kNone: an answer came, or nothing was sent
+  // because the credentials failed): a caller that retries a POST itself
+  // must know whether it may have reached GitHub.
   Result<ApiResponse> send(const std::string& method, const std::string& path,
-                           const std::optional<nlohmann::json>& body = std::nullopt);
+                           const std::optional<nlohmann::json>& body = std::nullopt,
+                           HttpFailure* failure = nullptr);
   // Like send(), but a status outside 2xx is an error carrying GitHub's message.
   Result<nlohmann::json> call(const std::string& method, const std::string& path,
                               const std::optional<nlohmann::json>& body = std::nullopt);

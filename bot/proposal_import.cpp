@@ -9,7 +9,7 @@
 #include "core/number_format.h"
 #include "core/version.h"
 #include "gate/git_repository.h"
-#include "runner/profile_comparison.h"
+#include "runner/profile_model/profile_comparison.h"
 
 namespace kgate::bot {
 namespace {
@@ -119,10 +119,10 @@ std::string launch_change_text(const nlohmann::json& after, const nlohmann::json
 // The profiles of the original and of the best (agent/episode_profile.h):
 // the counters side by side, and each full summary under "before"/"after".
 void add_profiles(const nlohmann::json& profiles, PullRequestProposal& out) {
-  auto data = [](const nlohmann::json& o) -> std::optional<ProfileData> {
+  auto data = [](const nlohmann::json& o) -> std::optional<profile_model::ProfileData> {
     if (!o.is_object() || !o.contains("data") || !o["data"].is_object()) return std::nullopt;
     try {
-      return ProfileData::from_json(o["data"]);
+      return profile_model::ProfileData::from_json(o["data"]);
     } catch (const std::exception&) {
       return std::nullopt;
     }

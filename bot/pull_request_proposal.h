@@ -43,7 +43,7 @@ struct PullRequestProposal {
   std::vector<ShapeRow> shapes;
   std::string profile_before;  // profile summaries (text or Markdown)
   std::string profile_after;
-  // The counters before and after (runner/profile_comparison.h, Markdown),
+  // The counters before and after (runner/profile_model/profile_comparison.h, Markdown),
   // and what they were measured on ("shape prefill-2k, NVIDIA H200"); empty
   // when no profile was taken.
   std::string profile_comparison;

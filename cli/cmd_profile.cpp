@@ -10,8 +10,8 @@
 #include "core/log.h"
 #include "core/manifest_loader.h"
 #include "runner/profile/kernel_profiler.h"
-#include "runner/profile_summary.h"
-#include "runner/profile_table.h"
+#include "runner/profile_model/profile_summary.h"
+#include "runner/profile_model/profile_table.h"
 
 namespace kgate::cli {
 namespace {
@@ -67,7 +67,7 @@ int run(const ProfileArgs& args) {
                            {"manifest", manifest->path.string()},
                            {"profiles", nlohmann::json::array()}};
   if (!args.all) report["kernel"] = args.kernel;
-  std::vector<ProfileData> all;
+  std::vector<profile_model::ProfileData> all;
   for (const Kernel* kernel : kernels) {
     std::string backend_name = args.backend;
     if (backend_name == "auto") {
@@ -97,7 +97,7 @@ int run(const ProfileArgs& args) {
     if (!profiles.ok()) return fail(profiles.error());
     if (profiles->empty() && !args.all)
       return fail(Error::bad_input("no shape of " + kernel->name + " runs on " + backend_name));
-    for (ProfileData& p : *profiles) {
+    for (profile_model::ProfileData& p : *profiles) {
       // What the hot-region sampler saw, so an empty list can be diagnosed.
       if (!p.sampler.empty()) progress(p.kernel + " / " + p.shape + ": " + p.sampler);
       if (!args.table) {

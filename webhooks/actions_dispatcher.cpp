@@ -9,10 +9,36 @@ bool is_gate(const JobSpec& spec) {
   return spec.kind == JobKind::kGate || spec.kind == JobKind::kAcceptRegression;
 }
 
+bool rate_limited(const bot::ApiResponse& response) {
+  return response.status == 429 ||
+         (response.status == 403 && response.raw.header("x-ratelimit-remaining") == "0");
+}
+
 bool retryable_status(const bot::ApiResponse& response) {
   // 429, 5xx and rate-limit 403s are worth another attempt; other 4xx are configuration errors.
-  return response.status >= 500 || response.status == 429 ||
-         (response.status == 403 && response.raw.header("x-ratelimit-remaining") == "0");
+  return response.status >= 500 || rate_limited(response);
+}
+
+// Whether GitHub may have acted on a dispatch that got no 2xx: a 5xx, or a
+// connection that failed or timed out after the request left. The run may
+// have started, so the job must not send it again (a second run would gate
+// or optimize twice). A request that never left, a rate limit and a refusal
+// started nothing.
+bool may_have_started(const Result<bot::ApiResponse>& response, HttpFailure failure) {
+  if (!response.ok())
+    return failure == HttpFailure::kTimedOut || failure == HttpFailure::kAfterSending;
+  return response->status >= 500;
+}
+
+// `gh workflow run ...` that dispatches the job again by hand (its inputs
+// without the check run, which the workflow then creates itself).
+std::string rerun_command(const std::string& repository, const std::string& workflow,
+                          const nlohmann::json& body) {
+  std::string command = "gh workflow run " + workflow + " --repo " + repository + " --ref " +
+                        body["ref"].get<std::string>();
+  for (const auto& [name, value] : body["inputs"].items())
+    command += " -f " + name + "=" + value.get<std::string>();
+  return command;
 }
 
 }  // namespace
@@ -116,17 +142,28 @@ JobResult ActionsDispatcher::execute(const StoredJob& job, const ExecutionContex
   const std::string workflow = workflow_for(job.spec);
   const std::string path =
       "/repos/" + job.spec.repository + "/actions/workflows/" + workflow + "/dispatches";
-  Result<bot::ApiResponse> response = client_->send("POST", path, request_body(job, check_run));
+  HttpFailure failure = HttpFailure::kNone;
+  Result<bot::ApiResponse> response =
+      client_->send("POST", path, request_body(job, check_run), &failure);
   if (!response.ok() || (response->status != 200 && response->status != 204)) {
     std::string why =
         !response.ok()
             ? "workflow_dispatch to " + options_.api_url + " failed: " + response.error().message
             : "workflow_dispatch of " + workflow + " answered " + std::to_string(response->status) +
-                  ": " + response->raw.body.substr(0, 300);
-    result.retryable = !response.ok() || retryable_status(*response);
+                  (response->raw.body.empty() ? "" : ": " + response->raw.body.substr(0, 300));
+    const bool started = may_have_started(response, failure);
+    // Sent again only where GitHub cannot have started a run (nothing left,
+    // a rate limit); a refusal (4xx) is a configuration error.
+    result.retryable = !started && (!response.ok() || rate_limited(*response));
+    if (started)
+      why += "; not sent again because GitHub may have started the run: look for a run of " +
+             workflow + " with job_id " + std::to_string(job.id) + " in " + job.spec.repository +
+             "'s Actions, and if there is none, re-run with `" +
+             rerun_command(job.spec.repository, workflow, request_body(job)) + "`";
     result.outcome = why;
     if (!check_run.empty())
-      complete_check_run(job.spec.repository, check_run, result.retryable ? "neutral" : "failure",
+      complete_check_run(job.spec.repository, check_run,
+                         result.retryable || started ? "neutral" : "failure",
                          why + (result.retryable ? "\n\nkgate tries again." : ""));
     return finish();
   }

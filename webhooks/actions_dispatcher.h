@@ -12,8 +12,12 @@
 // --check-run`). The dispatch asks for the run's id and address
 // (return_run_details) and the check run links to the run (details_url).
 //
-// Invariant: a check run this dispatcher created is never left queued by a
-// failed dispatch: it is completed with what went wrong.
+// Invariants: a check run this dispatcher created is never left queued by a
+// failed dispatch: it is completed with what went wrong. A dispatch that may
+// have reached GitHub (a 5xx, a connection lost after sending) is never sent
+// again, by the client or by the job queue (JobResult::retryable false): it
+// may have started the run, and a second one would gate or optimize twice.
+// The job's outcome says how to look for the run and start it by hand.
 #include <memory>
 #include <string>
 

@@ -29,8 +29,12 @@ struct ExecutionContext {
 };
 
 struct JobResult {
-  bool ok = false;         // the job finished (a failed gate verdict is still ok)
-  bool retryable = true;   // for !ok: worth another attempt (infrastructure, timeout)
+  bool ok = false;  // the job finished (a failed gate verdict is still ok)
+  // For !ok: worth another attempt (infrastructure, timeout). False where the
+  // job sent a request that must not be sent twice (a workflow dispatch) and
+  // the server may have acted on it: the job fails, its outcome says how to
+  // re-run it by hand.
+  bool retryable = true;
   bool cancelled = false;  // stopped by shutdown; queued again
   std::string outcome;     // ok: "passed", "check-failed", "dispatched"; !ok: the reason
   double seconds = 0;

@@ -2,7 +2,10 @@
 // Worker threads that take jobs from the queue and run them through a
 // JobExecutor, one job per worker at a time (one worker per GPU on a GPU
 // host, pinned with CUDA_VISIBLE_DEVICES). A failed attempt is retried with
-// exponential backoff up to max_attempts, then the job is failed with the reason.
+// exponential backoff up to max_attempts, then the job is failed with the
+// reason; an attempt the executor marks not retryable (a refusal, or a
+// request that must not be sent twice and may have reached the server) fails
+// the job at once.
 //
 // Priorities: the queue hands out gates first (JobQueue::claim). Long jobs
 // (optimize, sweep) take at most max_long_jobs workers, so with two workers

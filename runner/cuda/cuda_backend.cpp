@@ -7,7 +7,7 @@
 #include "runner/cuda/cuda_toolkit.h"
 #include "runner/cuda/gpu_inventory.h"
 
-namespace kgate {
+namespace kgate::cuda {
 namespace {
 
 // Invariant: nothing here initializes CUDA in this process (the parent, which
@@ -19,7 +19,7 @@ class CudaBackend : public Backend {
   std::string name() const override { return "cuda"; }
 
   Status available() override {
-    auto inventory = cuda::gpu_inventory();
+    auto inventory = gpu_inventory();
     if (inventory.ok()) return {};
     // KGATE_CUDA_ARCH compiles without a GPU; running (kgate run, gate) needs one.
     std::string why = inventory.error().message;
@@ -36,13 +36,13 @@ class CudaBackend : public Backend {
   Result<CompileOutcome> compile(const CompileRequest& request) override {
     // Compiles for GPU 0's architecture unless told otherwise; kgate run
     // measures on one GPU model per host.
-    auto arch = cuda::target_arch(0, arch_);
+    auto arch = target_arch(0, arch_);
     if (!arch.ok()) return arch.error();
     return compiler_.compile(request, *arch);
   }
 
   Result<std::unique_ptr<Device>> open_device(int gpu_index) override {
-    auto device = cuda::CudaDevice::open(gpu_index);
+    auto device = CudaDevice::open(gpu_index);
     if (!device.ok()) return device.error();
     return std::unique_ptr<Device>(std::move(device.value()));
   }
@@ -52,7 +52,7 @@ class CudaBackend : public Backend {
   double timer_floor_s() const override { return 32e-9; }
 
   Result<std::string> device_lock_name(int gpu_index) override {
-    auto inventory = cuda::gpu_inventory();
+    auto inventory = gpu_inventory();
     if (!inventory.ok()) return inventory.error();
     if (gpu_index < 0 || gpu_index >= static_cast<int>(inventory->gpus.size()))
       return Error::bad_input("there is no GPU " + std::to_string(gpu_index) + " (" +
@@ -62,7 +62,7 @@ class CudaBackend : public Backend {
 
  private:
   std::string arch_;
-  cuda::CudaCompiler compiler_;
+  CudaCompiler compiler_;
 };
 
 }  // namespace
@@ -71,4 +71,4 @@ std::unique_ptr<Backend> make_cuda_backend(const std::string& arch) {
   return std::make_unique<CudaBackend>(arch);
 }
 
-}  // namespace kgate
+}  // namespace kgate::cuda

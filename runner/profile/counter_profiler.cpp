@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "runner/profile/cupti_metrics.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 namespace {
@@ -204,8 +204,8 @@ Result<CounterValues> collect_counters(CUcontext context, CUdevice device,
     else
       out.metrics[s.key] = v;
   }
-  out.metrics[metric::kFp32Flops] = fadd + fmul + 2 * ffma;
-  out.metrics[metric::kLocalBytes] = local;
+  out.metrics[profile_model::metric::kFp32Flops] = fadd + fmul + 2 * ffma;
+  out.metrics[profile_model::metric::kLocalBytes] = local;
   return out;
 }
 

@@ -3,7 +3,7 @@
 #include <cupti_profiler_host.h>
 #include <cupti_result.h>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 namespace {
@@ -42,35 +42,39 @@ Error cupti_error(const std::string& what, CUptiResult r) {
 
 std::vector<MetricSpec> metric_list(const std::string& chip) {
   std::vector<MetricSpec> m = {
-      {metric::kDurationNs, "gpu__time_duration.sum"},
-      {metric::kDramPct, "dram__throughput.avg.pct_of_peak_sustained_elapsed"},
-      {metric::kDramBytes, "dram__bytes.sum"},
-      {metric::kL1HitPct, "l1tex__t_sector_hit_rate.pct"},
+      {profile_model::metric::kDurationNs, "gpu__time_duration.sum"},
+      {profile_model::metric::kDramPct, "dram__throughput.avg.pct_of_peak_sustained_elapsed"},
+      {profile_model::metric::kDramBytes, "dram__bytes.sum"},
+      {profile_model::metric::kL1HitPct, "l1tex__t_sector_hit_rate.pct"},
       // L2 hit rate from sector counts of one unit (l2_hit_rate): the ratio
       // lts__t_sector_hit_rate.pct read 104% on a one-block launch.
-      {metric::kL2HitSectors, "lts__t_sectors_srcunit_tex_lookup_hit.sum"},
-      {metric::kL2MissSectors, "lts__t_sectors_srcunit_tex_lookup_miss.sum"},
-      {metric::kLdSectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"},
-      {metric::kLdRequests, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"},
-      {metric::kLdBytesRequested, "smsp__sass_data_bytes_mem_global_op_ld.sum"},
-      {metric::kStSectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"},
-      {metric::kStRequests, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"},
-      {metric::kStBytesRequested, "smsp__sass_data_bytes_mem_global_op_st.sum"},
-      {metric::kAchievedOccupancyPct, "sm__warps_active.avg.pct_of_peak_sustained_active"},
-      {metric::kSmPct, "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
-      {metric::kMemPct, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
+      {profile_model::metric::kL2HitSectors, "lts__t_sectors_srcunit_tex_lookup_hit.sum"},
+      {profile_model::metric::kL2MissSectors, "lts__t_sectors_srcunit_tex_lookup_miss.sum"},
+      {profile_model::metric::kLdSectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"},
+      {profile_model::metric::kLdRequests, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"},
+      {profile_model::metric::kLdBytesRequested, "smsp__sass_data_bytes_mem_global_op_ld.sum"},
+      {profile_model::metric::kStSectors, "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"},
+      {profile_model::metric::kStRequests, "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"},
+      {profile_model::metric::kStBytesRequested, "smsp__sass_data_bytes_mem_global_op_st.sum"},
+      {profile_model::metric::kAchievedOccupancyPct,
+       "sm__warps_active.avg.pct_of_peak_sustained_active"},
+      {profile_model::metric::kSmPct, "sm__throughput.avg.pct_of_peak_sustained_elapsed"},
+      {profile_model::metric::kMemPct,
+       "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"},
       // Branch efficiency from the counts of warp branch executions
       // (branch_efficiency); the ready-made ratio read 0% for every kernel
       // on the H200, loops included, and is kept only for diagnosis.
-      {metric::kBranchTargets, "smsp__sass_branch_targets.sum"},
-      {metric::kBranchUniform, "smsp__sass_branch_targets_threads_uniform.sum"},
-      {metric::kBranchDivergent, "smsp__sass_branch_targets_threads_divergent.sum"},
-      {metric::kBranchInstructions, "smsp__sass_inst_executed_op_branch.sum"},
-      {metric::kBranchUniformPctReported, "smsp__sass_average_branch_targets_threads_uniform.pct"},
+      {profile_model::metric::kBranchTargets, "smsp__sass_branch_targets.sum"},
+      {profile_model::metric::kBranchUniform, "smsp__sass_branch_targets_threads_uniform.sum"},
+      {profile_model::metric::kBranchDivergent, "smsp__sass_branch_targets_threads_divergent.sum"},
+      {profile_model::metric::kBranchInstructions, "smsp__sass_inst_executed_op_branch.sum"},
+      {profile_model::metric::kBranchUniformPctReported,
+       "smsp__sass_average_branch_targets_threads_uniform.pct"},
       // The check on every SASS-patched counter (patched_counter_problem).
-      {metric::kInstExecuted, "smsp__inst_executed.sum"},
-      {metric::kSassInstExecuted, "smsp__sass_inst_executed.sum"},
-      {metric::kThreadsPerInstruction, "smsp__thread_inst_executed_per_inst_executed.ratio"},
+      {profile_model::metric::kInstExecuted, "smsp__inst_executed.sum"},
+      {profile_model::metric::kSassInstExecuted, "smsp__sass_inst_executed.sum"},
+      {profile_model::metric::kThreadsPerInstruction,
+       "smsp__thread_inst_executed_per_inst_executed.ratio"},
       // FLOPs = fadd + fmul + 2 * ffma; the three parts are summed after evaluation.
       {"fp32_fadd", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"},
       {"fp32_fmul", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum"},

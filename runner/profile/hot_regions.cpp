@@ -20,8 +20,8 @@ struct Region {
 
 }  // namespace
 
-std::vector<HotRegion> top_regions(const std::vector<PcCount>& pcs, const SourceLookup& source,
-                                   size_t top) {
+std::vector<profile_model::HotRegion> top_regions(const std::vector<PcCount>& pcs,
+                                                  const SourceLookup& source, size_t top) {
   std::map<std::string, Region> regions;
   uint64_t total = 0;
   for (const PcCount& pc : pcs) {
@@ -43,9 +43,9 @@ std::vector<HotRegion> top_regions(const std::vector<PcCount>& pcs, const Source
   std::sort(sorted.begin(), sorted.end(), [](const Region& a, const Region& b) {
     return a.count != b.count ? a.count > b.count : a.pc < b.pc;
   });
-  std::vector<HotRegion> out;
+  std::vector<profile_model::HotRegion> out;
   for (size_t i = 0; i < sorted.size() && i < top; ++i) {
-    HotRegion h;
+    profile_model::HotRegion h;
     h.function = sorted[i].function;
     h.pc_offset = sorted[i].pc;
     h.source = sorted[i].source;

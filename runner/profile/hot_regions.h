@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 
@@ -28,8 +28,8 @@ using SourceLookup = std::function<std::string(const std::string& function, uint
 // The `top` regions by count, each with its share of all counts, the stall
 // reason most seen there ("selected", the warp issuing, is not a stall) and
 // its source line where `source` knows one.
-std::vector<HotRegion> top_regions(const std::vector<PcCount>& pcs, const SourceLookup& source,
-                                   size_t top = 3);
+std::vector<profile_model::HotRegion> top_regions(const std::vector<PcCount>& pcs,
+                                                  const SourceLookup& source, size_t top = 3);
 
 // SourceLookup over a cubin through CUPTI's SASS-to-source correlation
 // (reads the cubin's line table; no GPU needed). An empty cubin knows none.

@@ -29,9 +29,9 @@ double median_of(std::vector<double> v) {
 }
 
 // The child side of one CUDA shape: everything in this process is fresh.
-ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape,
-                               const Program& program) {
-  ProfileData p;
+profile_model::ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape,
+                                              const Program& program) {
+  profile_model::ProfileData p;
   p.kernel = r.kernel->name;
   p.shape = shape.name;
   p.backend = "cuda";
@@ -54,7 +54,7 @@ ProfileData profile_cuda_shape(const KernelProfileRequest& r, const Shape& shape
   if (!kernel.ok()) return fail(kEverything, kernel.error());
   auto args = LaunchArgs::make(**gpu, *plan, r.seed);
   if (!args.ok()) return fail(kEverything, args.error());
-  ProfileData measured =
+  profile_model::ProfileData measured =
       profile_launch(**gpu, static_cast<cuda::CudaKernel&>(**kernel), plan->dims, (*args)->args(),
                      program.resources, *cubin, r.options, program.entry);
   measured.kernel = p.kernel;
@@ -85,15 +85,15 @@ Result<SampledPcs> count_shape_metric(const KernelProfileRequest& r, const Shape
 
 // Host backend: the harness checks and times each shape in a measuring
 // child, as `kgate run` does; counters do not exist.
-Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r,
-                                              const Program& program) {
+Result<std::vector<profile_model::ProfileData>> profile_host(const KernelProfileRequest& r,
+                                                             const Program& program) {
   auto reference = build_reference(*r.kernel, r.manifest->root);
   if (!reference.ok()) return reference.error();
   if (!reference->ok)
     return Error::bad_input("the reference of " + r.kernel->name + " does not compile:\n" +
                             reference->digest());
   const Implementation* impl = r.kernel->implementation(r.backend->name());
-  std::vector<ProfileData> out;
+  std::vector<profile_model::ProfileData> out;
   for (size_t i = 0; i < r.kernel->shapes.size(); ++i) {
     const Shape& shape = r.kernel->shapes[i];
     if (!r.shapes.empty() &&
@@ -114,7 +114,7 @@ Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r,
     m.min_samples = m.max_samples = r.kernel->timing.samples;
     m.budget_s = m.time_limit_s = r.kernel->timing.time_limit_s;
     const ShapeMeasurement measured = measure_shape(m);
-    ProfileData p;
+    profile_model::ProfileData p;
     p.kernel = r.kernel->name;
     p.shape = shape.name;
     p.backend = r.backend->name();
@@ -135,11 +135,11 @@ Result<std::vector<ProfileData>> profile_host(const KernelProfileRequest& r,
 
 }  // namespace
 
-ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, const LaunchDims& dims,
-                           const std::vector<ArgSlot>& args, const ResourceReport& resources,
-                           const std::string& cubin, const ProfileOptions& options,
-                           const std::string& entry) {
-  ProfileData p;
+profile_model::ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel,
+                                          const LaunchDims& dims, const std::vector<ArgSlot>& args,
+                                          const ResourceReport& resources, const std::string& cubin,
+                                          const ProfileOptions& options, const std::string& entry) {
+  profile_model::ProfileData p;
   p.backend = "cuda";
   p.device = gpu.info().name;
   p.multiprocessors = gpu.info().multiprocessors;
@@ -174,7 +174,7 @@ ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, cons
   auto limits = sm_limits(gpu);
   if (limits.ok()) {
     p.max_shared_per_block = limits->shared_per_sm - limits->reserved_shared_per_block;
-    Occupancy occ = theoretical_occupancy(*limits, p.resources, dims);
+    profile_model::Occupancy occ = theoretical_occupancy(*limits, p.resources, dims);
     if (auto blocks = active_blocks(kernel.function(), dims);
         blocks.ok() && *blocks != occ.blocks_per_sm) {
       int warps_per_block = int((dims.block[0] * dims.block[1] * dims.block[2] + 31) / 32);
@@ -254,7 +254,7 @@ ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, cons
   return p;
 }
 
-Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
+Result<std::vector<profile_model::ProfileData>> profile_kernel(const KernelProfileRequest& r) {
   for (const std::string& name : r.shapes)
     if (!r.kernel->shape(name))
       return Error::bad_input(r.kernel->name + " has no shape '" + name + "'");
@@ -291,7 +291,7 @@ Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
       progress("the roofline's FMA kernel did not compile: " + fma.error().message);
   }
 
-  std::vector<ProfileData> out;
+  std::vector<profile_model::ProfileData> out;
   for (const Shape& shape : r.kernel->shapes) {
     if (!r.shapes.empty() &&
         std::find(r.shapes.begin(), r.shapes.end(), shape.name) == r.shapes.end())
@@ -302,7 +302,8 @@ Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
         run_in_child([&] { return profile_cuda_shape(request, shape, program).to_json().dump(); },
                      r.options.time_limit_s);
     if (child.completed) {
-      ProfileData p = ProfileData::from_json(nlohmann::json::parse(child.payload));
+      profile_model::ProfileData p =
+          profile_model::ProfileData::from_json(nlohmann::json::parse(child.payload));
       // Branch counts through the SASS metrics API, one metric per child
       // (patching lasts for the process), after the shape's own child: its
       // timing never saw a patched kernel. Not where the kernel did not run
@@ -320,7 +321,7 @@ Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& r) {
       out.push_back(std::move(p));
       continue;
     }
-    ProfileData p;
+    profile_model::ProfileData p;
     p.kernel = r.kernel->name;
     p.shape = shape.name;
     p.backend = r.backend->name();

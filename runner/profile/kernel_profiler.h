@@ -14,7 +14,7 @@
 #include "runner/backend.h"
 #include "runner/cuda/cuda_device.h"
 #include "runner/profile/roofline.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 
@@ -34,10 +34,11 @@ struct ProfileOptions {
 // ceilings, counters and hot regions. `cubin` (may be empty) maps hot PCs to
 // source lines; with `entry` (the symbol `kernel` was loaded by) PC sampling
 // runs a copy of it loaded after sampling is enabled (pc_sampling.h says why).
-ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel, const LaunchDims& dims,
-                           const std::vector<ArgSlot>& args, const ResourceReport& resources,
-                           const std::string& cubin, const ProfileOptions& options,
-                           const std::string& entry = "");
+profile_model::ProfileData profile_launch(cuda::CudaDevice& gpu, cuda::CudaKernel& kernel,
+                                          const LaunchDims& dims, const std::vector<ArgSlot>& args,
+                                          const ResourceReport& resources, const std::string& cubin,
+                                          const ProfileOptions& options,
+                                          const std::string& entry = "");
 
 struct KernelProfileRequest {
   const Manifest* manifest = nullptr;
@@ -62,8 +63,8 @@ struct KernelProfileRequest {
 // metrics API (sass_branches.h). On the host backend there are no counters:
 // each shape is checked and timed by the harness in a measuring child
 // (kgate run's timing), the compiler report added, the missing numbers named. An Error is bad input
-// or infrastructure; a kernel that fails in a shape's child is a ProfileData whose `missing` says
-// so.
-Result<std::vector<ProfileData>> profile_kernel(const KernelProfileRequest& request);
+// or infrastructure; a kernel that fails in a shape's child is a ProfileData whose
+// `missing` says so.
+Result<std::vector<profile_model::ProfileData>> profile_kernel(const KernelProfileRequest& request);
 
 }  // namespace kgate::profile

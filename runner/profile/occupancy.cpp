@@ -25,9 +25,10 @@ SmLimits SmLimits::a100() {
   return l;
 }
 
-Occupancy theoretical_occupancy(const SmLimits& limits, const ResourceReport& resources,
-                                const LaunchDims& dims) {
-  Occupancy o;
+profile_model::Occupancy theoretical_occupancy(const SmLimits& limits,
+                                               const ResourceReport& resources,
+                                               const LaunchDims& dims) {
+  profile_model::Occupancy o;
   o.max_warps_per_sm = limits.max_warps_per_sm;
   int threads = int(dims.block[0] * dims.block[1] * dims.block[2]);
   if (threads <= 0 || threads > limits.max_threads_per_block) {

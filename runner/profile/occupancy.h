@@ -6,7 +6,7 @@
 #include <string>
 
 #include "runner/device.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 
@@ -28,7 +28,8 @@ struct SmLimits {
 };
 
 // `resources.registers` < 0 (unknown) counts as no register limit.
-Occupancy theoretical_occupancy(const SmLimits& limits, const ResourceReport& resources,
-                                const LaunchDims& dims);
+profile_model::Occupancy theoretical_occupancy(const SmLimits& limits,
+                                               const ResourceReport& resources,
+                                               const LaunchDims& dims);
 
 }  // namespace kgate::profile

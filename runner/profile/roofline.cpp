@@ -27,17 +27,17 @@ CeilingStore CeilingStore::default_store() {
   return CeilingStore(state_dir() / "roofline.json");
 }
 
-std::optional<Ceilings> CeilingStore::find(const std::string& gpu) const {
+std::optional<profile_model::Ceilings> CeilingStore::find(const std::string& gpu) const {
   auto text = read_file(file_);
   if (!text.ok()) return std::nullopt;
   nlohmann::json j = nlohmann::json::parse(*text, nullptr, false);
   if (!j.is_object() || !j.contains(gpu) || !j[gpu].is_object()) return std::nullopt;
-  Ceilings c = Ceilings::from_json(j[gpu]);
+  profile_model::Ceilings c = profile_model::Ceilings::from_json(j[gpu]);
   if (c.bandwidth_bytes_per_s <= 0 || c.fp32_flops_per_s <= 0) return std::nullopt;
   return c;
 }
 
-Status CeilingStore::save(const std::string& gpu, const Ceilings& ceilings) const {
+Status CeilingStore::save(const std::string& gpu, const profile_model::Ceilings& ceilings) const {
   nlohmann::json j = nlohmann::json::object();
   if (auto text = read_file(file_); text.ok()) {
     j = nlohmann::json::parse(*text, nullptr, false);
@@ -89,8 +89,9 @@ Result<std::string> compile_fma_peak(const std::string& arch) {
   return out->cubin;
 }
 
-Result<Ceilings> measure_ceilings(cuda::CudaDevice& gpu, const std::string& fma_cubin) {
-  Ceilings c;
+Result<profile_model::Ceilings> measure_ceilings(cuda::CudaDevice& gpu,
+                                                 const std::string& fma_cubin) {
+  profile_model::Ceilings c;
   // Bandwidth: a copy far larger than L2 (50 MB on H100), read + write
   // counted; the device flushes L2 before each copy.
   const size_t bytes = size_t(1) << 30;
@@ -149,8 +150,8 @@ Result<Ceilings> measure_ceilings(cuda::CudaDevice& gpu, const std::string& fma_
   return c;
 }
 
-Result<Ceilings> ceilings_for(cuda::CudaDevice& gpu, const CeilingStore& store,
-                              const std::string& fma_cubin) {
+Result<profile_model::Ceilings> ceilings_for(cuda::CudaDevice& gpu, const CeilingStore& store,
+                                             const std::string& fma_cubin) {
   const std::string name = gpu.info().name;
   if (auto c = store.find(name)) return *c;
   if (fma_cubin.empty())

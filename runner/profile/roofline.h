@@ -9,7 +9,7 @@
 
 #include "core/status.h"
 #include "runner/cuda/cuda_device.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 
@@ -23,8 +23,8 @@ class CeilingStore {
   explicit CeilingStore(std::filesystem::path file) : file_(std::move(file)) {}
   static CeilingStore default_store();  // state_dir() / "roofline.json"
 
-  std::optional<Ceilings> find(const std::string& gpu) const;
-  Status save(const std::string& gpu, const Ceilings& ceilings) const;
+  std::optional<profile_model::Ceilings> find(const std::string& gpu) const;
+  Status save(const std::string& gpu, const profile_model::Ceilings& ceilings) const;
   const std::filesystem::path& file() const { return file_; }
 
  private:
@@ -43,11 +43,12 @@ Result<std::string> compile_fma_peak(const std::string& arch);
 
 // Measures both ceilings on `gpu` (best of several runs; about a second);
 // `fma_cubin` from compile_fma_peak.
-Result<Ceilings> measure_ceilings(cuda::CudaDevice& gpu, const std::string& fma_cubin);
+Result<profile_model::Ceilings> measure_ceilings(cuda::CudaDevice& gpu,
+                                                 const std::string& fma_cubin);
 
 // The stored ceilings of this GPU, measured and stored first if missing
 // (an empty `fma_cubin` then is an error that says so).
-Result<Ceilings> ceilings_for(cuda::CudaDevice& gpu, const CeilingStore& store,
-                              const std::string& fma_cubin);
+Result<profile_model::Ceilings> ceilings_for(cuda::CudaDevice& gpu, const CeilingStore& store,
+                                             const std::string& fma_cubin);
 
 }  // namespace kgate::profile

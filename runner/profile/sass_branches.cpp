@@ -29,7 +29,7 @@ Result<SassTotal> count_in_child(const CountSassMetric& count, const std::string
 
 }  // namespace
 
-void record_sass_branches(ProfileData& p, const Result<SassTotal>& executed,
+void record_sass_branches(profile_model::ProfileData& p, const Result<SassTotal>& executed,
                           const Result<SassTotal>& divergent) {
   if (!executed.ok() || !divergent.ok()) {
     std::string why = !executed.ok() ? executed.error().message : divergent.error().message;
@@ -37,14 +37,15 @@ void record_sass_branches(ProfileData& p, const Result<SassTotal>& executed,
         why + "; branch efficiency falls back to the range profiler's counters";
     return;
   }
-  p.metrics[metric::kSassApiBranchExecuted] = executed->sum;
-  p.metrics[metric::kSassApiBranchDivergent] = divergent->sum;
+  p.metrics[profile_model::metric::kSassApiBranchExecuted] = executed->sum;
+  p.metrics[profile_model::metric::kSassApiBranchDivergent] = divergent->sum;
   // Both metrics apply to the same branch instructions; the count of
   // executions says whether there are any.
-  p.metrics[metric::kSassApiBranchInstructions] = double(executed->instructions);
+  p.metrics[profile_model::metric::kSassApiBranchInstructions] = double(executed->instructions);
 }
 
-void add_sass_branches(ProfileData& p, const CountSassMetric& count, double timeout_s) {
+void add_sass_branches(profile_model::ProfileData& p, const CountSassMetric& count,
+                       double timeout_s) {
   Result<SassTotal> executed = count_in_child(count, kSassBranchMetric, timeout_s);
   // A failed first count (no SASS API here) is not tried twice.
   Result<SassTotal> divergent =

@@ -10,7 +10,7 @@
 
 #include "core/status.h"
 #include "runner/profile/pc_sampling.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 namespace kgate::profile {
 
@@ -29,7 +29,7 @@ struct SassTotal {
 // Pure: records both counts in `p` (metric::kSassApiBranch*), or, where
 // either failed, why in p.missing[kSassBranchesMissing]; branch_efficiency
 // then falls back to the range profiler's counters and their check.
-void record_sass_branches(ProfileData& p, const Result<SassTotal>& executed,
+void record_sass_branches(profile_model::ProfileData& p, const Result<SassTotal>& executed,
                           const Result<SassTotal>& divergent);
 
 // Counts one SASS metric of the profiled launch. It runs in a fresh child
@@ -40,6 +40,7 @@ using CountSassMetric = std::function<Result<SampledPcs>(const std::string& metr
 // Runs `count` for kSassBranchMetric and kSassDivergentMetric, each in its
 // own forked child (at most `timeout_s` each), and records the result. The
 // calling process must not hold a CUDA context (a forked child cannot use it).
-void add_sass_branches(ProfileData& p, const CountSassMetric& count, double timeout_s);
+void add_sass_branches(profile_model::ProfileData& p, const CountSassMetric& count,
+                       double timeout_s);
 
 }  // namespace kgate::profile

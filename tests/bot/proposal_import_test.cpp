@@ -10,7 +10,7 @@
 #include "bot/pull_request_body.h"
 #include "bot/pull_request_publisher.h"
 #include "bot_test_repo.h"
-#include "runner/profile_summary.h"
+#include "runner/profile_model/profile_summary.h"
 
 namespace kgate::bot {
 namespace {
@@ -261,7 +261,7 @@ TEST(ProposalImportTest, ALaunchChangeReachesKgateJsonAndTheProfileIsComparedInT
       {"grid", {"ceil_div(rows, 8)"}}, {"block", {32, 8}}, {"shared_bytes", 0}};
   p["candidate"]["launch_before"] = {{"grid", {"rows"}}, {"block", {"BLOCK"}}, {"shared_bytes", 0}};
   auto profile = [](int iteration, uint32_t grid, uint32_t block, double seconds) {
-    ProfileData d;
+    profile_model::ProfileData d;
     d.kernel = "rmsnorm";
     d.shape = "prefill-2k";
     d.backend = "cuda";

@@ -7,11 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "runner/profile/roofline.h"
-#include "runner/profile_summary.h"
+#include "runner/profile_model/profile_summary.h"
 #include "support/test_support.h"
 
 namespace kgate {
 namespace {
+
+using namespace profile_model;  // the data, its classification and text under test
 
 using testing::run_kgate;
 

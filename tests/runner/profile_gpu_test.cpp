@@ -17,12 +17,14 @@
 #include "runner/profile/pc_sampling.h"
 #include "runner/profile/sass_branches.h"
 #include "runner/profile/sass_counts.h"
-#include "runner/profile_summary.h"
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_summary.h"
+#include "runner/profile_model/profile_text.h"
 #include "support/test_support.h"
 
 namespace kgate::profile {
 namespace {
+
+using namespace profile_model;  // the data, its classification and text under test
 
 const char* const kKernels = R"(
 extern "C" __global__ void copy(float* out, const float* in, long n) {

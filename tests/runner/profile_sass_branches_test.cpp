@@ -8,12 +8,14 @@
 #include <cstdlib>
 
 #include "runner/profile/sass_branches.h"
-#include "runner/profile_summary.h"
-#include "runner/profile_table.h"
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_summary.h"
+#include "runner/profile_model/profile_table.h"
+#include "runner/profile_model/profile_text.h"
 
 namespace kgate::profile {
 namespace {
+
+using namespace profile_model;  // the data, its classification and text under test
 
 // What the range profiler read on the H200 for kernels of 32768 warps: the
 // patched counters agree with nothing (4194304 patched instructions against

@@ -6,12 +6,14 @@
 
 #include "runner/profile/occupancy.h"
 #include "runner/profile/pc_sampling.h"
-#include "runner/profile_summary.h"
-#include "runner/profile_table.h"
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_summary.h"
+#include "runner/profile_model/profile_table.h"
+#include "runner/profile_model/profile_text.h"
 
 namespace kgate {
 namespace {
+
+using namespace profile_model;  // the data, its classification and text under test
 
 using profile::SmLimits;
 using profile::theoretical_occupancy;

@@ -2,10 +2,17 @@
 // api.github.com: the job becomes a workflow_dispatch of the default
 // branch's workflow asking for the run's details; a gate first queues the
 // `kgate` check run on the pull request's head (not on the dispatch ref) and
-// links it to the run; server errors are retried, refusals are not, and a
-// failed dispatch never leaves its check run queued. Every request body is
-// validated against GitHub's OpenAPI description (@octokit/openapi).
+// links it to the run; a dispatch is never sent twice once it may have
+// reached GitHub (a 5xx, a time-out), only one that never left is tried
+// again; refusals are not retried, and a failed dispatch never leaves its
+// check run queued. Every request body is validated against GitHub's OpenAPI
+// description (@octokit/openapi).
 #include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <mutex>
@@ -19,6 +26,21 @@ namespace kgate::testing {
 namespace {
 
 using nlohmann::json;
+
+// A port of 127.0.0.1 nothing listens on: bound and closed again without a
+// listen(), so a connection to it is refused before a byte is sent.
+int closed_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof addr;
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) != 0)
+    ADD_FAILURE() << "no free port on 127.0.0.1";
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
 
 struct Request {
   std::string method, path;
@@ -36,7 +58,8 @@ struct FakeActions {
   long long next_id = 7000;
   std::atomic<int> fail_first{0};
   std::atomic<int> status{200};
-  std::atomic<int> check_status{201};  // 403: a token that cannot create check runs
+  std::atomic<int> check_status{201};     // 403: a token that cannot create check runs
+  std::atomic<int> dispatch_delay_ms{0};  // answer dispatches this late
 
   FakeActions() {
     auto record = [this](const httplib::Request& req) {
@@ -47,6 +70,7 @@ struct FakeActions {
     server.Post(
         R"(.*/dispatches)", [this, record](const httplib::Request& req, httplib::Response& res) {
           record(req);
+          std::this_thread::sleep_for(std::chrono::milliseconds(dispatch_delay_ms.load()));
           if (fail_first > 0) {
             --fail_first;
             res.status = 502;
@@ -116,9 +140,10 @@ class ActionsDispatcherTest : public ::testing::Test {
     openapi_ = OpenApiValidator::load(node_modules_dir());
     ASSERT_TRUE(openapi_);
   }
-  webhooks::ActionsDispatcher dispatcher(const std::string& api) {
+  webhooks::ActionsDispatcher dispatcher(const std::string& api, double timeout_s = 30) {
     webhooks::ActionsDispatchOptions options;
     options.api_url = api;
+    options.timeout_s = timeout_s;
     options.credentials = std::make_shared<bot::TokenCredentials>("ghs_dispatchToken0123456789");
     options.on_request = [this](const std::string& method, const std::string& url,
                                 const std::optional<json>& body) {
@@ -175,15 +200,33 @@ TEST_F(ActionsDispatcherTest, AGateQueuesTheCheckRunOnTheHeadAndLinksItToTheRun)
   EXPECT_EQ(validated_, 3);
 }
 
-TEST_F(ActionsDispatcherTest, AFailedDispatchCompletesItsCheckRunAndRetriesOnlyServerErrors) {
+TEST_F(ActionsDispatcherTest, AFailedDispatchCompletesItsCheckRunAndIsNeverSentTwice) {
   FakeActions github;
   auto d = dispatcher(github.api());
+  // A 502 may still have started the run: the dispatch is not sent again, by
+  // the client or by the job, and the outcome says how to re-run it by hand.
   github.fail_first = 1;
-  webhooks::JobResult retry = d.execute(gate_job(), {});
-  EXPECT_FALSE(retry.ok);
-  EXPECT_TRUE(retry.retryable);
+  webhooks::JobResult answered_502 = d.execute(gate_job(), {});
+  EXPECT_FALSE(answered_502.ok);
+  EXPECT_FALSE(answered_502.retryable);
+  EXPECT_EQ(github.dispatches().size(), 1u);
+  EXPECT_NE(answered_502.outcome.find("workflow_dispatch of kgate-gate.yml answered 502; not sent "
+                                      "again because GitHub may have started the run"),
+            std::string::npos)
+      << answered_502.outcome;
+  EXPECT_NE(answered_502.outcome.find("with job_id 17 in octo/kernels's Actions"),
+            std::string::npos)
+      << answered_502.outcome;
+  EXPECT_NE(answered_502.outcome.find("re-run with `gh workflow run kgate-gate.yml --repo "
+                                      "octo/kernels --ref main -f base=" +
+                                      std::string(40, 'b') + " -f command=gate"),
+            std::string::npos)
+      << answered_502.outcome;
+  EXPECT_EQ(answered_502.outcome.find("check_run"), std::string::npos) << answered_502.outcome;
   EXPECT_EQ(github.check_runs[7000]["status"], "completed");
   EXPECT_EQ(github.check_runs[7000]["conclusion"], "neutral");
+  EXPECT_NE(github.check_runs[7000]["output"]["summary"].get<std::string>().find("gh workflow run"),
+            std::string::npos);
 
   github.status = 422;  // the workflow on the default branch does not declare an input
   webhooks::JobResult refused = d.execute(gate_job(), {});
@@ -194,6 +237,39 @@ TEST_F(ActionsDispatcherTest, AFailedDispatchCompletesItsCheckRunAndRetriesOnlyS
   EXPECT_NE(github.check_runs[7001]["output"]["summary"].get<std::string>().find("422"),
             std::string::npos);
   for (const auto& [id, run] : github.check_runs) EXPECT_EQ(run["status"], "completed") << id;
+}
+
+TEST_F(ActionsDispatcherTest, ADispatchThatTimedOutAfterSendingIsNotSentAgain) {
+  // GitHub got the request and did not answer in time: it may be starting
+  // the run, so the dispatch is not sent again.
+  FakeActions github;
+  github.dispatch_delay_ms = 3000;
+  auto d = dispatcher(github.api(), /*timeout_s=*/0.5);
+  webhooks::StoredJob job = gate_job();
+  job.spec.kind = webhooks::JobKind::kSweep;
+  webhooks::JobResult timed_out = d.execute(job, {});
+  EXPECT_FALSE(timed_out.ok);
+  EXPECT_FALSE(timed_out.retryable) << timed_out.outcome;
+  EXPECT_NE(timed_out.outcome.find("not sent again because GitHub may have started the run"),
+            std::string::npos)
+      << timed_out.outcome;
+  EXPECT_NE(timed_out.outcome.find("gh workflow run kgate-optimize.yml"), std::string::npos)
+      << timed_out.outcome;
+  EXPECT_EQ(github.dispatches().size(), 1u);
+}
+
+TEST_F(ActionsDispatcherTest, ADispatchThatNeverLeftIsTriedAgain) {
+  // Nothing listens on the port: the connection is refused before a byte of
+  // the request leaves, so no run can have started and the job may retry.
+  const int port = closed_port();
+  auto d = dispatcher("http://127.0.0.1:" + std::to_string(port) + "/api/v3");
+  webhooks::StoredJob job = gate_job();
+  job.spec.kind = webhooks::JobKind::kOptimize;  // no check run: the dispatch is the first request
+  job.spec.kernel = "rmsnorm";
+  webhooks::JobResult refused = d.execute(job, {});
+  EXPECT_FALSE(refused.ok);
+  EXPECT_TRUE(refused.retryable) << refused.outcome;
+  EXPECT_EQ(refused.outcome.find("may have started"), std::string::npos) << refused.outcome;
 }
 
 TEST_F(ActionsDispatcherTest, ATokenThatCannotCreateCheckRunsStillDispatches) {
@@ -239,7 +315,6 @@ TEST_F(ActionsDispatcherTest, BotCommandsGoToTheWorkWorkflow) {
 TEST(ActionsDispatch, ServeDispatchesJobsAsWorkflowDispatch) {
   ASSERT_TRUE(have_octokit_examples()) << "run scripts/setup to install @octokit/webhooks-examples";
   FakeActions github;
-  github.fail_first = 1;  // the first attempt meets a 502 and is retried
   TempDir dir;
   std::filesystem::copy(example_dir(), dir / "repo", std::filesystem::copy_options::recursive);
   ServeProcess server({"--listen", "127.0.0.1:0", "--repo", (dir / "repo").string(), "--state-dir",
@@ -260,11 +335,11 @@ TEST(ActionsDispatch, ServeDispatchesJobsAsWorkflowDispatch) {
     return query_int(db, "SELECT count(*) FROM jobs WHERE state='done'") == 1;
   })) << server.log();
   auto dispatches = github.dispatches();
-  ASSERT_EQ(dispatches.size(), 2u);
-  EXPECT_EQ(dispatches[1].path,
+  ASSERT_EQ(dispatches.size(), 1u);
+  EXPECT_EQ(dispatches[0].path,
             "/api/v3/repos/Codertocat/Hello-World/actions/workflows/kgate-gate.yml/dispatches");
-  EXPECT_EQ(dispatches[1].auth, "token ghs_test_token");
-  const json& body = dispatches[1].body;
+  EXPECT_EQ(dispatches[0].auth, "token ghs_test_token");
+  const json& body = dispatches[0].body;
   EXPECT_EQ(body["ref"], "master");
   EXPECT_EQ(body["inputs"]["command"], "gate");
   EXPECT_EQ(body["inputs"]["pr"], "2");
@@ -283,16 +358,96 @@ TEST(ActionsDispatch, ServeDispatchesJobsAsWorkflowDispatch) {
   ASSERT_TRUE(eventually(
       [&] { return query_int(db, "SELECT count(*) FROM jobs WHERE state='failed'") == 1; }));
   dispatches = github.dispatches();
-  ASSERT_EQ(dispatches.size(), 3u);
-  EXPECT_EQ(dispatches[2].path,
+  ASSERT_EQ(dispatches.size(), 2u);
+  EXPECT_EQ(dispatches[1].path,
             "/api/v3/repos/Codertocat/Hello-World/actions/workflows/kgate-optimize.yml/dispatches");
-  EXPECT_EQ(dispatches[2].body["inputs"]["kernel"], "rmsnorm");
-  EXPECT_FALSE(dispatches[2].body["inputs"].contains("pr"));
-  EXPECT_FALSE(dispatches[2].body["inputs"].value("requested_by", "").empty());
+  EXPECT_EQ(dispatches[1].body["inputs"]["kernel"], "rmsnorm");
+  EXPECT_FALSE(dispatches[1].body["inputs"].contains("pr"));
+  EXPECT_FALSE(dispatches[1].body["inputs"].value("requested_by", "").empty());
   auto reason = query_strings(db, "SELECT last_error FROM jobs WHERE state='failed'");
   ASSERT_EQ(reason.size(), 1u);
   EXPECT_NE(reason[0].find("422"), std::string::npos);
   EXPECT_NE(reason[0].find("Unexpected inputs"), std::string::npos);
+  EXPECT_EQ(server.terminate(), 0);
+}
+
+// The job queue's side of "never sent twice": a 502 on the dispatch is one
+// POST and a failed job saying why and how to re-run it, not a retried job
+// (which could start a second workflow run); the queue retries only what
+// never reached GitHub (a refused connection).
+TEST(ActionsDispatch, ServeNeverSendsADispatchTwiceAfterA5xx) {
+  ASSERT_TRUE(have_octokit_examples()) << "run scripts/setup to install @octokit/webhooks-examples";
+  FakeActions github;
+  github.fail_first = 1;      // the only dispatch is answered 502
+  github.check_status = 403;  // a token: the gate's first POST is the dispatch
+  TempDir dir;
+  std::filesystem::copy(example_dir(), dir / "repo", std::filesystem::copy_options::recursive);
+  ServeProcess server({"--listen", "127.0.0.1:0", "--repo", (dir / "repo").string(), "--state-dir",
+                       (dir / "state").string(), "--dispatch", "actions", "--retry-base", "0.05",
+                       "--max-attempts", "3", "--dispatch-ref", "master"},
+                      {{"KGATE_WEBHOOK_SECRET", kSecret},
+                       {"KGATE_GITHUB_TOKEN", "ghs_test_token"},
+                       {"KGATE_GITHUB_API_URL", github.api()}},
+                      dir / "serve.log");
+  ASSERT_TRUE(server.start()) << server.log();
+  httplib::Client client("127.0.0.1", server.port());
+  auto r = post_delivery(client, "pull_request", example_payload("pull_request", "opened").dump(),
+                         "b-1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202);
+  auto db = dir / "state" / "queue.db";
+  ASSERT_TRUE(eventually([&] {
+    return query_int(db, "SELECT count(*) FROM jobs WHERE state='failed'") == 1;
+  })) << server.log();
+  // Failed is final: no attempt is left queued to send the dispatch again.
+  EXPECT_EQ(query_int(db, "SELECT count(*) FROM jobs WHERE state!='failed'"), 0);
+  EXPECT_EQ(query_int(db, "SELECT attempts FROM jobs"), 1);
+  EXPECT_EQ(github.dispatches().size(), 1u);
+  auto reason = query_strings(db, "SELECT last_error FROM jobs");
+  ASSERT_EQ(reason.size(), 1u);
+  EXPECT_EQ(reason[0].rfind("workflow_dispatch of kgate-gate.yml answered 502; not sent again "
+                            "because GitHub may have started the run: look for a run of "
+                            "kgate-gate.yml with job_id ",
+                            0),
+            0u)
+      << reason[0];
+  EXPECT_NE(reason[0].find("re-run with `gh workflow run kgate-gate.yml --repo "
+                           "Codertocat/Hello-World --ref master "),
+            std::string::npos)
+      << reason[0];
+  EXPECT_NE(reason[0].find("(attempt 1 of 3)"), std::string::npos) << reason[0];
+  EXPECT_EQ(server.terminate(), 0);
+  EXPECT_EQ(github.dispatches().size(), 1u);
+}
+
+TEST(ActionsDispatch, ServeRetriesADispatchThatNeverReachedGitHub) {
+  ASSERT_TRUE(have_octokit_examples()) << "run scripts/setup to install @octokit/webhooks-examples";
+  const int port = closed_port();
+  TempDir dir;
+  std::filesystem::copy(example_dir(), dir / "repo", std::filesystem::copy_options::recursive);
+  ServeProcess server(
+      {"--listen", "127.0.0.1:0", "--repo", (dir / "repo").string(), "--state-dir",
+       (dir / "state").string(), "--dispatch", "actions", "--retry-base", "0.05", "--max-attempts",
+       "3", "--dispatch-ref", "master"},
+      {{"KGATE_WEBHOOK_SECRET", kSecret},
+       {"KGATE_GITHUB_TOKEN", "ghs_test_token"},
+       {"KGATE_GITHUB_API_URL", "http://127.0.0.1:" + std::to_string(port) + "/api/v3"}},
+      dir / "serve.log");
+  ASSERT_TRUE(server.start()) << server.log();
+  httplib::Client client("127.0.0.1", server.port());
+  json comment = example_payload("issue_comment", "created");
+  comment["comment"]["body"] = "/kgate optimize rmsnorm";  // no check run: the dispatch is first
+  auto r = post_delivery(client, "issue_comment", comment.dump(), "c-1");
+  ASSERT_TRUE(r);
+  auto db = dir / "state" / "queue.db";
+  ASSERT_TRUE(eventually([&] {
+    return query_int(db, "SELECT count(*) FROM jobs WHERE state='failed'") == 1;
+  })) << server.log();
+  EXPECT_EQ(query_int(db, "SELECT attempts FROM jobs"), 3);
+  auto reason = query_strings(db, "SELECT last_error FROM jobs");
+  ASSERT_EQ(reason.size(), 1u);
+  EXPECT_EQ(reason[0].find("may have started"), std::string::npos) << reason[0];
+  EXPECT_NE(reason[0].find("(attempt 3 of 3)"), std::string::npos) << reason[0];
   EXPECT_EQ(server.terminate(), 0);
 }
 

@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runner/bottleneck.h"
-#include "runner/profile_comparison.h"
-#include "runner/profile_data.h"
+#include "runner/profile_model/bottleneck.h"
+#include "runner/profile_model/profile_comparison.h"
+#include "runner/profile_model/profile_data.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 // The fixed-template Markdown summary, at most 600 words.
 std::string render_summary(const ProfileData& p);
@@ -25,4 +25,4 @@ nlohmann::json summary_json(const ProfileData& p);
 size_t count_words(const std::string& text);
 inline constexpr size_t kMaxSummaryWords = 600;
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

@@ -1,10 +1,10 @@
-#include "runner/profile_summary.h"
+#include "runner/profile_model/profile_summary.h"
 
 #include <sstream>
 
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_text.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 using text::bytes;
 using text::coalescing;
@@ -164,4 +164,4 @@ nlohmann::json summary_json(const ProfileData& p) {
   return j;
 }
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

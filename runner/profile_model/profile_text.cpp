@@ -1,9 +1,9 @@
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_text.h"
 
 #include <algorithm>
 #include <cstdio>
 
-namespace kgate::text {
+namespace kgate::profile_model::text {
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -92,4 +92,4 @@ std::string branches(const ProfileData& p) {
   return "n/a (withheld, see missing numbers)";
 }
 
-}  // namespace kgate::text
+}  // namespace kgate::profile_model::text

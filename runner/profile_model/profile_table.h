@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 std::string render_profile_table(const std::vector<ProfileData>& profiles);
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

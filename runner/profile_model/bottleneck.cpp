@@ -1,10 +1,10 @@
-#include "runner/bottleneck.h"
+#include "runner/profile_model/bottleneck.h"
 
 #include <algorithm>
 
-#include "runner/profile_text.h"
+#include "runner/profile_model/profile_text.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 namespace {
 
 using text::coalescing;
@@ -215,4 +215,4 @@ Classification classify(const ProfileData& p) {
   return c;
 }
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

@@ -1,13 +1,13 @@
-#include "runner/profile_comparison.h"
+#include "runner/profile_model/profile_comparison.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
 
-#include "runner/bottleneck.h"
-#include "runner/profile_text.h"
+#include "runner/profile_model/bottleneck.h"
+#include "runner/profile_model/profile_text.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 using text::fmt;
 using text::num;
@@ -82,4 +82,4 @@ std::string render_comparison(const ProfileData& before, const ProfileData& afte
   return o.str();
 }
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

@@ -1,11 +1,11 @@
-#include "runner/profile_table.h"
+#include "runner/profile_model/profile_table.h"
 
 #include <sstream>
 
-#include "runner/bottleneck.h"
-#include "runner/profile_text.h"
+#include "runner/profile_model/bottleneck.h"
+#include "runner/profile_model/profile_text.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 namespace {
 
 using text::fmt;
@@ -71,4 +71,4 @@ std::string render_profile_table(const std::vector<ProfileData>& profiles) {
   return o.str();
 }
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

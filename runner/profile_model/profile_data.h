@@ -13,7 +13,7 @@
 #include "runner/device.h"
 #include "runner/program.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 // Keys of ProfileData::metrics. A key that is absent was not measured.
 namespace metric {
@@ -177,4 +177,4 @@ bool spills(const ProfileData& p);
 uint64_t grid_blocks(const LaunchDims& d);
 uint64_t block_threads(const LaunchDims& d);
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

@@ -4,10 +4,10 @@
 // numbers a reviewer weighs (time, bandwidth, coalescing, occupancy, spills).
 #include <string>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 std::string render_comparison(const ProfileData& before, const ProfileData& after);
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

@@ -1,10 +1,10 @@
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace kgate {
+namespace kgate::profile_model {
 
 nlohmann::json Occupancy::to_json() const {
   return {{"blocks_per_sm", blocks_per_sm},
@@ -331,4 +331,4 @@ uint64_t block_threads(const LaunchDims& d) {
   return uint64_t(d.block[0]) * d.block[1] * d.block[2];
 }
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

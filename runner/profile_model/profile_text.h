@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
-namespace kgate::text {
+namespace kgate::profile_model::text {
 
 std::string fmt(const char* format, double v);  // printf of one double
 std::string pct(std::optional<double> v);       // "35.1%" or "n/a"
@@ -29,4 +29,4 @@ std::string no_branches(const ProfileData& p);
 // The n largest stall reasons, "selected" (the warp issuing) left out.
 std::vector<std::pair<std::string, double>> top_stalls(const ProfileData& p, size_t n);
 
-}  // namespace kgate::text
+}  // namespace kgate::profile_model::text

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "runner/profile_data.h"
+#include "runner/profile_model/profile_data.h"
 
-namespace kgate {
+namespace kgate::profile_model {
 
 enum class Bottleneck {
   kMemoryPoorCoalescing,  // memory-bound, many sectors per request
@@ -31,4 +31,4 @@ struct Classification {
 
 Classification classify(const ProfileData& p);
 
-}  // namespace kgate
+}  // namespace kgate::profile_model

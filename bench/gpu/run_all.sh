@@ -76,6 +76,13 @@ run_if sweep 420 bash -c 'set -e; rm -rf /tmp/kgate-sweep; cp -r examples/llm-op
   "$0" sweep --repo . --backend cuda --max-iters 3 --patience 2 --shape-budget-s 0.3 --no-baselines --state-dir /tmp/kgate-sweep-state
   "$0" prs --repo . --state-dir /tmp/kgate-sweep-state; "$0" prs --repo . --state-dir /tmp/kgate-sweep-state --show 1
   git log --format="%h %an %s" -1 kgate/optimize/rmsnorm' "$D/bin/kgate"
+# The README's sweep (scripts/try-example's budgets) with profile-guided plans (--profile on)
+# against the tuner without a profile (--profile off), each arm on a fresh scratch git copy
+# with its own state: OUT/profile_guided/profile_guided.md, per kernel the final gate's
+# geomean speedup per arm, the ratio, and each arm's first moves. Per arm ARM_TIMEOUT_S (140)
+# and TOTAL_BUDGET_S (110, the sweep's --total-budget-s); PG_STAGE_S (300) is the stage's limit.
+# For the README's budgets alone: PG_STAGE_S=590 ARM_TIMEOUT_S=290 TOTAL_BUDGET_S=250.
+run_if profile_guided "${PG_STAGE_S:-300}" bash "$D/src/bench/gpu/profile_guided.sh" "$D/bin/kgate" examples/llm-ops "$OUT"
 run_if profile 60 "$D/bin/kgate" profile rmsnorm --repo examples/llm-ops --backend cuda --shape prefill-8k --json "$OUT/profile.json"
 # The example workload: extract's task list, then candidates validated in-model
 # (needs nvcc and libcublas of the machine's toolkit; see docs/workload.md).

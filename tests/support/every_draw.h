@@ -30,6 +30,8 @@ struct EveryDraw {
         a.init.distribution = d;
         a.init.mean = 0.5;
         a.init.stddev = 2;
+        a.init.low = 0.5;  // integer buffers truncate: a range wider than 1
+        a.init.high = 90;
         ArgPlan p{&a, count, size_t(count) * dtype_size(t)};
         p.randint_low = t == DType::kUInt8 ? 0 : -7;
         p.randint_high = t == DType::kUInt8 ? 200 : 1000;

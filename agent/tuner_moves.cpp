@@ -146,9 +146,9 @@ ProfileGuidance ProfileGuidance::from_context(const nlohmann::json& profile) {
     g.bottleneck = "memory-bound";
   else if (cls == "compute_bound" || cls == "compute-bound")
     g.bottleneck = "compute-bound";
-  else if (cls == "latency_low_occupancy")
+  else if (cls == "latency_low_occupancy" || cls == "latency-low-occupancy")
     g.bottleneck = "latency-low-occupancy";
-  else if (cls == "latency_bound")
+  else if (cls == "latency_bound" || cls == "latency-bound")
     g.bottleneck = "latency-bound";
   else if (cls == "register_limited" || cls == "register-limited")
     g.bottleneck = "register-limited";
@@ -157,7 +157,13 @@ ProfileGuidance ProfileGuidance::from_context(const nlohmann::json& profile) {
   const nlohmann::json derived = object_field(data, "derived");
   const double spr = number_field(derived, "ld_sectors_per_request", -1);
   const double used = number_field(derived, "ld_coalescing_pct", -1);
-  if (g.bottleneck == "memory-bound") {
+  // Narrow or poorly coalesced loads matter whenever the kernel waits on
+  // memory: memory-bound, and latency-bound too, where few bytes in flight
+  // per request is why it waits (on the H200 a naive rmsnorm profiled
+  // latency-bound at 2 sectors per request gained most from 16-byte loads;
+  // docs/BENCHMARKS.md, "Profile-guided plans").
+  if (g.bottleneck == "memory-bound" || g.bottleneck == "latency-bound" ||
+      g.bottleneck == "latency-low-occupancy") {
     g.narrow_accesses = spr > 0 && spr < 4;
     g.poor_coalescing = cls == "memory_poor_coalescing" || (used >= 0 && used < 60);
   }

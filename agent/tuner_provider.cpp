@@ -102,9 +102,10 @@ std::string settings_text(const Settings& s) {
 //     over more blocks, fewer rows per block, larger blocks), then more
 //     loads in flight per thread;
 //   latency-bound (warps resident): more independent work per thread first.
-// A profile's counters refine it: memory-bound with narrow or poorly
-// coalesced loads puts the widest access before anything else; occupancy
-// limited by registers puts less work per thread first.
+// A profile's counters refine it: narrow or poorly coalesced loads
+// (memory-bound or latency-bound: waiting on few bytes per request) put the
+// widest access before anything else; occupancy limited by registers puts
+// less work per thread first.
 std::vector<Move> tunable_moves(const TunableSpace& space, const Settings& best,
                                 const ProfileGuidance& guidance) {
   const std::string& bottleneck = guidance.bottleneck;

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <vector>
 
+#include "runner/inputs.h"
+
 namespace kgate {
 
 nlohmann::json DeviceInfo::to_json() const {
@@ -27,6 +29,11 @@ Result<bool> Device::equal(DeviceAddress a, DeviceAddress b, size_t bytes) {
     done += n;
   }
   return true;
+}
+
+Status Device::draw(DeviceAddress dst, const input_formula::DrawSpec& spec, size_t bytes) {
+  Bytes data = draw_bytes(spec, bytes);
+  return upload(dst, data.data(), bytes);
 }
 
 }  // namespace kgate

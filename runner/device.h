@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/status.h"
+#include "runner/input_formula.h"
 #include "runner/program.h"
 
 namespace kgate {
@@ -76,6 +77,14 @@ class Device {
   // download. This default downloads both in pieces; a backend may compare
   // in place (the inputs-unchanged check runs it on every correctness run).
   virtual Result<bool> equal(DeviceAddress a, DeviceAddress b, size_t bytes);
+
+  // Writes the `bytes` bytes of one input buffer at `dst`, element i as
+  // input_formula::value(spec, i) stored in the buffer's type: what
+  // make_input draws on the host. This default draws on the host and
+  // uploads; a GPU draws in place (no host memory, no transfer), so the
+  // gate's large shapes do not wait on the host (docs/BENCHMARKS.md, "Fast
+  // checks").
+  virtual Status draw(DeviceAddress dst, const input_formula::DrawSpec& spec, size_t bytes);
 
   virtual Result<std::unique_ptr<LoadedKernel>> load(const Program& program) = 0;
   // Launches and waits; any launch or execution error is returned.

@@ -27,7 +27,7 @@ DoubleData outputs_as_double(const LaunchPlan& plan, const HostData& outputs) {
 
 Result<DoubleData> run_device_reference(Device& device, LoadedKernel& reference,
                                         const LaunchDims& dims, const LaunchPlan& plan,
-                                        const HostData& inputs) {
+                                        const HostData& inputs, const StagedInputs* staged) {
   struct Owned {
     Device& device;
     std::vector<DeviceAddress> addresses;
@@ -52,7 +52,13 @@ Result<DoubleData> run_device_reference(Device& device, LoadedKernel& reference,
     std::memcpy(slots[i].bytes, &*address, 8);
     slots[i].size = 8;
     if (a.arg->role == ArgRole::kInput) {
-      KGATE_RETURN_IF_ERROR(device.upload(*address, inputs[i].data(), bytes));
+      // A copy of the staged inputs (device to device), never the staged
+      // copy itself: a reference that wrote its input would change what
+      // every later run of the set is given.
+      if (DeviceAddress copy = staged ? staged->copy_of(i, bytes) : 0; copy != 0)
+        KGATE_RETURN_IF_ERROR(device.copy(*address, copy, bytes));
+      else
+        KGATE_RETURN_IF_ERROR(device.upload(*address, inputs[i].data(), bytes));
     } else if (a.arg->role == ArgRole::kOutput) {
       KGATE_RETURN_IF_ERROR(device.fill(*address, kPoisonByte, bytes));  // NaN in double
     } else {

@@ -11,6 +11,7 @@
 #include "runner/device.h"
 #include "runner/inputs.h"
 #include "runner/launch_plan.h"
+#include "runner/staged_inputs.h"
 
 namespace kgate {
 
@@ -18,9 +19,12 @@ namespace kgate {
 // uploaded as drawn, in/out buffers converted to double, outputs poisoned
 // (NaN). Returns the outputs in double, one vector per output or in/out
 // argument, empty for the others. Device buffers are released on return.
+// With `staged` (the same inputs kept on the device), inputs are copied
+// from there device to device instead of uploaded.
 Result<DoubleData> run_device_reference(Device& device, LoadedKernel& reference,
                                         const LaunchDims& dims, const LaunchPlan& plan,
-                                        const HostData& inputs);
+                                        const HostData& inputs,
+                                        const StagedInputs* staged = nullptr);
 
 // `outputs` (bytes of each output or in/out argument of `plan`, as a kernel
 // wrote them) in double, converted on every thread.

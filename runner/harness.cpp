@@ -167,14 +167,28 @@ class Measurement {
     oracle_.device = device_;
     oracle_.device_reference = device_reference_.get();
     oracle_.reference_dims = reference_dims_;
-    oracle_.run_base = [this](const HostData& inputs) -> Result<HostData> {
+    oracle_.run_base = [this](const HostData& inputs, size_t set) -> Result<HostData> {
       phase_marker("base as oracle");
-      auto run =
-          checked_run(*device_, *base_, *base_plan_, buffers_, inputs, kPoisonByte, staged(inputs));
+      auto run = checked_run(*device_, *base_, *base_plan_, buffers_, inputs, kPoisonByte,
+                             oracle_.staged_set(set));
       if (!run.ok()) return run.error();
       if (!run->violation.empty())
         return Error::bad_input("the base " + run->violation + "; the base cannot judge");
       return std::move(run->outputs);
+    };
+    // A set the host reference does not judge is drawn where the kernel
+    // runs: on a GPU, no host drawing and no upload (staged_inputs.h).
+    oracle_.draw_set = [this](uint64_t seed, size_t set) -> Result<HostData> {
+      HostData host;
+      auto drawn = draw_inputs(*device_, *head_plan_, seed, *owned_, host);
+      if (staged_.size() <= set) staged_.resize(set + 1);
+      if (!drawn.ok()) return make_inputs(*head_plan_, seed);  // no room: the host path
+      staged_[set] = std::move(drawn.value());
+      return host;
+    };
+    oracle_.staged_set = [this](size_t set) -> const StagedInputs* {
+      if (set >= staged_.size() || !staged_[set] || staged_[set]->copies.empty()) return nullptr;
+      return &*staged_[set];
     };
     m.oracle = oracle_.kind == OracleKind::kDeviceReference
                    ? r_.device_reference->backend + " reference"
@@ -288,6 +302,7 @@ class Measurement {
     if (base_) setup.base = {base_.get(), base_plan_->dims};
     setup.first_copy = &buffers_;
     setup.first_inputs = &inputs(0);
+    setup.first_staged = staged(inputs(0));
     TimingOutcome t = time_interleaved(r_, *device_, *owned_, setup, m);
     switch (t.fault) {
       case TimingOutcome::Fault::kNone:

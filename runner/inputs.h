@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/uninitialized_vector.h"
+#include "runner/input_formula.h"
 #include "runner/launch_plan.h"
 
 namespace kgate {
@@ -33,6 +34,13 @@ using DoubleData = std::vector<Doubles>;
 // counter, so large buffers are filled on `threads` threads (0:
 // host_threads()) and the bytes are the same for any thread count.
 Bytes make_input(const ArgPlan& plan, uint64_t seed, size_t position, int threads = 0);
+
+// What make_input draws for `plan` under `seed` at argument `position`, as
+// plain values: Device::draw draws the same on a GPU (input_formula.h).
+input_formula::DrawSpec draw_spec(const ArgPlan& plan, uint64_t seed, size_t position);
+// The `bytes` bytes of `spec`'s buffer, drawn on the host (what make_input
+// returns for the plan the spec came from).
+Bytes draw_bytes(const input_formula::DrawSpec& spec, size_t bytes, int threads = 0);
 
 // Inputs for every input and in/out buffer of `plan`, drawn from `seed`.
 HostData make_inputs(const LaunchPlan& plan, uint64_t seed, int threads = 0);

@@ -69,14 +69,21 @@ Result<std::shared_ptr<const ReferenceSets>> prepare_oracle(const OracleSources&
   for (size_t i = 0; i < seeds.size(); ++i) {
     ReferenceSet& set = (*sets)[i];
     set.seed = seeds[i];
-    set.inputs = make_inputs(*s.plan, seeds[i]);
+    if (s.draw_set) {
+      auto drawn = s.draw_set(seeds[i], i);
+      if (!drawn.ok()) return Error::infrastructure("drawing the inputs: " + drawn.error().message);
+      set.inputs = std::move(drawn.value());
+    } else {
+      set.inputs = make_inputs(*s.plan, seeds[i]);
+    }
+    const StagedInputs* staged = s.staged_set ? s.staged_set(i) : nullptr;
     if (s.kind == OracleKind::kBase) {
-      auto out = s.run_base(set.inputs);
+      auto out = s.run_base(set.inputs, i);
       if (!out.ok()) return Error::infrastructure("base failed to run: " + out.error().message);
       set.expected = outputs_as_double(*s.plan, *out);
     } else {
       auto out = run_device_reference(*s.device, *s.device_reference, s.reference_dims, *s.plan,
-                                      set.inputs);
+                                      set.inputs, staged);
       if (!out.ok())
         return Error::infrastructure("the reference kernel failed to run: " + out.error().message);
       set.expected = std::move(out.value());

@@ -20,6 +20,7 @@
 #include "runner/host/host_library.h"
 #include "runner/reference.h"
 #include "runner/reference_cache.h"
+#include "runner/staged_inputs.h"
 
 namespace kgate {
 
@@ -49,8 +50,14 @@ struct OracleSources {
   Device* device = nullptr;
   LoadedKernel* device_reference = nullptr;
   LaunchDims reference_dims;
-  // kBase: runs the base on inputs and returns its output bytes.
-  std::function<Result<HostData>(const HostData&)> run_base;
+  // kBase: runs the base on set `set`'s inputs and returns its output bytes.
+  std::function<Result<HostData>(const HostData& inputs, size_t set)> run_base;
+  // Where the non-host oracles' input set `set` (for `seed`) is drawn: on
+  // the device, kept there by the caller, its host bytes returned
+  // (staged_inputs.h, draw_inputs). Unset: make_inputs on the host.
+  std::function<Result<HostData>(uint64_t seed, size_t set)> draw_set;
+  // The device copies of set `set` where draw_set drew it, else nullptr.
+  std::function<const StagedInputs*(size_t set)> staged_set;
 };
 
 // The input sets for {seed, seed + 1} and the oracle's outputs on each. An

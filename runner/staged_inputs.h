@@ -34,4 +34,12 @@ struct StagedInputs {
 Result<StagedInputs> stage_inputs(Device& device, const LaunchPlan& plan, const HostData& inputs,
                                   Allocations& owned);
 
+// The input set make_inputs(plan, seed) describes, drawn on the device
+// straight into the pristine copies (Device::draw: no host drawing, no
+// upload), with its host bytes downloaded into `host` for what reads them
+// there. A set is drawn in one place only: input_formula.h says how a
+// device's draw may differ from the host's.
+Result<StagedInputs> draw_inputs(Device& device, const LaunchPlan& plan, uint64_t seed,
+                                 Allocations& owned, HostData& host);
+
 }  // namespace kgate

@@ -14,6 +14,7 @@
 #include "runner/inputs.h"
 #include "runner/launch_plan.h"
 #include "runner/measurement.h"
+#include "runner/staged_inputs.h"
 
 namespace kgate {
 
@@ -31,6 +32,8 @@ struct TimingSetup {
   TimedKernel base;  // kernel null: head alone
   const Buffers* first_copy = nullptr;
   const HostData* first_inputs = nullptr;
+  // The first inputs kept on the device (staged_inputs.h), or nullptr.
+  const StagedInputs* first_staged = nullptr;
 };
 
 struct TimingOutcome {

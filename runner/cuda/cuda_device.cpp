@@ -1,9 +1,13 @@
 #include "runner/cuda/cuda_device.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <fstream>
 #include <regex>
 
 #include "core/file_util.h"
+#include "core/parallel.h"
 #include "runner/cuda/cuda_driver.h"
 #include "runner/cuda/cuda_toolkit.h"
 #include "runner/cuda/driver_calls.h"
@@ -29,6 +33,22 @@ std::string human_bytes(size_t bytes) {
   if (bytes >= (size_t{1} << 30)) return std::to_string(bytes >> 30) + " GiB";
   if (bytes >= (size_t{1} << 20)) return std::to_string(bytes >> 20) + " MiB";
   return std::to_string(bytes) + " bytes";
+}
+
+// Touches every page of a large host destination on every thread before a
+// download writes it. The driver copies pageable memory on one thread, and
+// faulting fresh pages in there costs more than the copy: 940 MiB took
+// 0.72 s into fresh memory and 0.055 s touch + 0.09 s copy when touched
+// first (H200, docs/BENCHMARKS.md, "Fast checks").
+void prefault(void* dst, size_t bytes) {
+  constexpr size_t kWorthIt = size_t{8} << 20;
+  if (bytes < kWorthIt) return;
+  static const size_t page = static_cast<size_t>(std::max(4096L, sysconf(_SC_PAGESIZE)));
+  auto* p = static_cast<volatile unsigned char*>(dst);
+  const int64_t pages = static_cast<int64_t>((bytes + page - 1) / page);
+  parallel_for(pages, 1024, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) p[i * page] = 0;
+  });
 }
 
 }  // namespace
@@ -123,6 +143,7 @@ CudaDevice::~CudaDevice() {
   if (!c_) return;
   // Best effort: after a sticky error these fail, and the process ends anyway.
   if (helpers_) c_->cuModuleUnload(helpers_);
+  if (draw_module_) c_->cuModuleUnload(draw_module_);
   if (host_words_) c_->cuMemFreeHost(const_cast<uint32_t*>(host_words_));
   if (scratch_) c_->cuMemFree(scratch_);
   if (start_) c_->cuEventDestroy(start_);
@@ -156,6 +177,7 @@ Status CudaDevice::upload(DeviceAddress dst, const void* src, size_t bytes) {
 }
 
 Status CudaDevice::download(void* dst, DeviceAddress src, size_t bytes) {
+  prefault(dst, bytes);
   // Ordered after the timed stream only: a device-wide sync here would wait
   // for work a kernel left on other streams and hide that it did.
   KGATE_RETURN_IF_ERROR(
@@ -192,6 +214,27 @@ Result<bool> CudaDevice::equal(DeviceAddress a, DeviceAddress b, size_t bytes) {
   }
   if (tail > 0) return Device::equal(a + 4 * words, b + 4 * words, tail);
   return true;
+}
+
+Status CudaDevice::draw(DeviceAddress dst, const input_formula::DrawSpec& spec, size_t bytes) {
+  if (spec.count <= 0) return {};
+  if (!draw_fn_) {
+    KGATE_RETURN_IF_ERROR(
+        check(c_->cuModuleLoadDataEx(&draw_module_, kInputDrawImage, 0, nullptr, nullptr),
+              "cuModuleLoadDataEx (input draw)"));
+    KGATE_RETURN_IF_ERROR(
+        check(c_->cuModuleGetFunction(&draw_fn_, draw_module_, "kgate_draw_input"),
+              "cuModuleGetFunction (input draw)"));
+  }
+  (void)bytes;  // spec.count elements of the buffer's type are exactly its bytes
+  input_formula::DrawSpec s = spec;
+  uint64_t out = dst;
+  void* params[] = {&s, &out};
+  const auto blocks = static_cast<unsigned>(std::min<int64_t>((spec.count + 255) / 256, 132 * 32));
+  KGATE_RETURN_IF_ERROR(
+      check(c_->cuLaunchKernel(draw_fn_, blocks, 1, 1, 256, 1, 1, 0, stream_, params, nullptr),
+            "cuLaunchKernel (input draw)"));
+  return sync("drawing inputs");
 }
 
 Result<std::unique_ptr<CudaKernel>> CudaDevice::load_image(const std::string& image,

@@ -48,6 +48,7 @@ class CudaDevice : public Device {
   Status fill(DeviceAddress dst, uint8_t byte, size_t bytes) override;
   Status copy(DeviceAddress dst, DeviceAddress src, size_t bytes) override;
   Result<bool> equal(DeviceAddress a, DeviceAddress b, size_t bytes) override;
+  Status draw(DeviceAddress dst, const input_formula::DrawSpec& spec, size_t bytes) override;
   Result<std::unique_ptr<LoadedKernel>> load(const Program& program) override;
   Status launch(LoadedKernel& kernel, const LaunchDims& dims,
                 const std::vector<ArgSlot>& args) override;
@@ -92,6 +93,8 @@ class CudaDevice : public Device {
   CUdeviceptr host_words_device_ = 0;
   CUmodule helpers_ = nullptr;
   CUfunction wait_fn_ = nullptr, clock_fn_ = nullptr, empty_fn_ = nullptr, differ_fn_ = nullptr;
+  CUmodule draw_module_ = nullptr;  // loaded on the first draw
+  CUfunction draw_fn_ = nullptr;
   TimingOptions options_;
 };
 

@@ -7,8 +7,15 @@
 //   kgate_words_differ(a*, b*, words, flag*)  sets *flag when two buffers differ
 //     (the inputs-unchanged check, in place);
 //   kgate_empty()  for measuring the overhead that remains.
+#include <cstddef>
+
 namespace kgate::cuda {
 
 extern const char* const kHelperKernelsPtx;
+
+// The input draw kernel (input_draw.cu, kgate_draw_input), a fat binary
+// nvcc builds with kgate and runner/CMakeLists.txt embeds.
+extern const unsigned char kInputDrawImage[];
+extern const size_t kInputDrawImageSize;
 
 }  // namespace kgate::cuda

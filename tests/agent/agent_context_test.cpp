@@ -6,6 +6,7 @@
 
 #include "agent/agent_context.h"
 #include "core/manifest_loader.h"
+#include "support/test_support.h"
 
 namespace kgate {
 namespace {
@@ -19,7 +20,7 @@ size_t occurrences(const std::string& text, const std::string& word) {
 class AgentContextTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto m = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "agent" / "sumsq");
+    auto m = load_manifest(kgate::testing::fixtures_dir() / "agent" / "sumsq");
     ASSERT_TRUE(m.ok()) << m.error().message;
     manifest_ = std::move(m.value());
     kernel_ = manifest_.kernel("rmsnorm_f32");

@@ -59,7 +59,7 @@ __device__ __noinline__ float helper_function(float x) { return 2 * x; }
 }
 
 TEST_F(CandidateRulesTest, HostExportedFunctionsTheManifestDoesNotDeclareAreRefused) {
-  Manifest m = load(std::filesystem::path(KGATE_TEST_FIXTURES) / "agent" / "sumsq");
+  Manifest m = load(kgate::testing::fixtures_dir() / "agent" / "sumsq");
   const Kernel& k = *m.kernel("rmsnorm_f32");
   auto backend = make_host_backend();
   CandidateCompiler compiler(m, k, *backend);

@@ -15,7 +15,7 @@ namespace kgate {
 namespace {
 
 std::filesystem::path fixtures() {
-  return std::filesystem::path(KGATE_TEST_FIXTURES) / "agent";
+  return kgate::testing::fixtures_dir() / "agent";
 }
 
 // The sumsq fixture with a short hang limit.

@@ -17,7 +17,7 @@ namespace kgate {
 namespace {
 
 std::filesystem::path sumsq() {
-  return std::filesystem::path(KGATE_TEST_FIXTURES) / "agent" / "sumsq";
+  return kgate::testing::fixtures_dir() / "agent" / "sumsq";
 }
 
 TEST(MisalignedShapes, SmallSeededAndMisaligned) {
@@ -53,7 +53,7 @@ TEST(MisalignedShapes, SmallSeededAndMisaligned) {
 
 TEST(MisalignedShapes, KeepTheBaseShapesFloatVariables) {
   // Without them a float scalar naming "scale" has no value on the derived shape.
-  auto m = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "per-shape-scalars");
+  auto m = load_manifest(kgate::testing::fixtures_dir() / "per-shape-scalars");
   ASSERT_TRUE(m.ok()) << m.error().message;
   const Kernel& k = *m->kernel("scaled");
   const Implementation& impl = *k.implementation("host");

@@ -161,6 +161,15 @@ TEST(TunerMoves, TheProfileOrdersTheMoves) {
   EXPECT_TRUE(g.registers_limit_occupancy);
   EXPECT_EQ(g.registers, 72);
   EXPECT_EQ(ProfileGuidance::from_context(nlohmann::json::object()).bottleneck, "unknown");
+  // A latency-bound kernel waiting on 2-sector loads has narrow accesses too
+  // (the widest access first); with full 4-sector requests it does not.
+  const nlohmann::json latency = {
+      {"data", {{"bottleneck", "latency_bound"}, {"derived", {{"ld_sectors_per_request", 2.0}}}}}};
+  EXPECT_EQ(ProfileGuidance::from_context(latency).bottleneck, "latency-bound");
+  EXPECT_TRUE(ProfileGuidance::from_context(latency).narrow_accesses);
+  nlohmann::json full = latency;
+  full["data"]["derived"]["ld_sectors_per_request"] = 4.0;
+  EXPECT_FALSE(ProfileGuidance::from_context(full).narrow_accesses);
 
   MoveInput host;
   host.backend = "host";

@@ -80,6 +80,19 @@ TEST(TunerSearch, MemoryBoundJumpsToTheWidestAccessFirst) {
   EXPECT_NE(text.find("VEC 1 -> 8"), std::string::npos) << text;
 }
 
+TEST(TunerSearch, LatencyBoundOnNarrowLoadsWidensThemFirst) {
+  json best = {{"BLOCK", 256}, {"UNROLL", 1}, {"VEC", 1}};
+  json ctx = context(kRowKernel, best, "latency-bound");
+  // Full 4-sector requests: more independent work per thread first.
+  ctx["profile"]["data"] = {{"bottleneck", "latency_bound"},
+                            {"derived", {{"ld_sectors_per_request", 4.0}}}};
+  EXPECT_EQ(proposal(ctx), (Variables{{"BLOCK", 256}, {"UNROLL", 2}, {"VEC", 1}}));
+  // 2 sectors per load request (2-byte loads, as the H200 profiled the naive
+  // example kernels): the widest access first.
+  ctx["profile"]["data"]["derived"]["ld_sectors_per_request"] = 2.0;
+  EXPECT_EQ(proposal(ctx), (Variables{{"BLOCK", 256}, {"UNROLL", 1}, {"VEC", 8}}));
+}
+
 TEST(TunerSearch, ReuseComesAfterWidthThenWorkInFlight) {
   json best = {{"BLOCK", 256}, {"UNROLL", 1}, {"VEC", 8}, {"ROWS", 1}, {"BATCH_TILE", 1}};
   json vec8 = best;

@@ -27,7 +27,7 @@ size_t line_count(const std::string& text) {
 
 TEST(CompileDigest, HostErrorsNameTheCandidateWithTheirNotes) {
   testing::use_private_compile_cache();
-  auto manifest = load_manifest(std::filesystem::path(KGATE_TEST_FIXTURES) / "agent" / "sumsq");
+  auto manifest = load_manifest(kgate::testing::fixtures_dir() / "agent" / "sumsq");
   ASSERT_TRUE(manifest.ok()) << manifest.error().message;
   const Kernel& kernel = *manifest->kernel("rmsnorm_f32");
   const Implementation* impl = kernel.implementation("host");

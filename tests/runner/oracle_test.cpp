@@ -23,7 +23,7 @@ class OracleTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { testing::use_private_compile_cache(); }
   void SetUp() override {
-    auto m = load_manifest(fs::path(KGATE_TEST_FIXTURES) / "bad-kernels");
+    auto m = load_manifest(kgate::testing::fixtures_dir() / "bad-kernels");
     ASSERT_TRUE(m.ok()) << m.error().message;
     manifest = *m;
     backend = make_host_backend();

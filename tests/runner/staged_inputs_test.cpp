@@ -10,6 +10,7 @@
 
 #include "runner/host/host_backend.h"
 #include "runner/input_integrity.h"
+#include "support/every_draw.h"
 
 namespace kgate {
 namespace {
@@ -134,6 +135,48 @@ TEST_F(StagedInputsTest, EqualComparesExactlyTheGivenBytes) {
     EXPECT_FALSE(*device->equal(*a, *b, 4099));
     EXPECT_TRUE(*device->equal(*a, *b, 0));
   }
+}
+
+}  // namespace
+}  // namespace kgate
+
+namespace kgate {
+namespace {
+
+TEST(DrawInputs, TheDeviceDrawIsWhatMakeInputsDraws) {
+  auto device = make_host_backend()->open_device(0);
+  ASSERT_TRUE(device.ok()) << device.error().message;
+  EveryDraw every(100'003);
+  Allocations owned(**device);
+  HostData host;
+  auto staged = draw_inputs(**device, every.plan, 42, owned, host);
+  ASSERT_TRUE(staged.ok()) << staged.error().message;
+  const HostData expected = make_inputs(every.plan, 42);
+  ASSERT_EQ(host.size(), every.plan.args.size());
+  for (size_t i = 0; i < every.plan.args.size(); ++i) {
+    const ArgPlan& a = every.plan.args[i];
+    SCOPED_TRACE(a.arg->name);
+    ASSERT_EQ(host[i].size(), a.bytes);
+    EXPECT_EQ(std::memcmp(host[i].data(), expected[i].data(), a.bytes), 0);
+    // The staged copy holds the same bytes as the host copy.
+    ASSERT_NE(staged->copy_of(i, a.bytes), 0u);
+    Bytes on_device(a.bytes);
+    ASSERT_TRUE((*device)->download(on_device.data(), staged->copy_of(i, a.bytes), a.bytes).ok());
+    EXPECT_EQ(std::memcmp(on_device.data(), expected[i].data(), a.bytes), 0);
+  }
+}
+
+TEST(DrawInputs, AnotherSeedDrawsOtherBytes) {
+  auto device = make_host_backend()->open_device(0);
+  ASSERT_TRUE(device.ok()) << device.error().message;
+  EveryDraw every(4096);
+  Allocations owned(**device);
+  HostData first, second;
+  ASSERT_TRUE(draw_inputs(**device, every.plan, 1, owned, first).ok());
+  ASSERT_TRUE(draw_inputs(**device, every.plan, 2, owned, second).ok());
+  for (size_t i = 0; i < every.plan.args.size(); ++i)
+    EXPECT_NE(std::memcmp(first[i].data(), second[i].data(), first[i].size()), 0)
+        << every.plan.args[i].arg->name;
 }
 
 }  // namespace

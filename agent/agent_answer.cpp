@@ -76,7 +76,8 @@ void read_settings(const nlohmann::json& j, AgentAnswer& a) {
   if (j.contains("launch") && !j["launch"].is_null()) a.launch = j["launch"];
 }
 
-std::string string_field(const nlohmann::json& j, const char* name) {
+// A number comes back as its JSON text (persisted_json.h's string_field gives "" for one).
+std::string text_or_number_field(const nlohmann::json& j, const char* name) {
   if (!j.contains(name)) return "";
   if (j[name].is_string()) return j[name].get<std::string>();
   if (j[name].is_number()) return j[name].dump();
@@ -89,12 +90,12 @@ bool from_json_object(const nlohmann::json& j, AgentAnswer& a) {
   for (const char* k : {"bottleneck", "change", "plan", "expected_gain", "risks", "code"})
     any |= j.contains(k);
   if (!any) return false;
-  a.bottleneck = string_field(j, "bottleneck");
-  a.change = string_field(j, "change");
-  if (a.change.empty()) a.change = string_field(j, "plan");
-  a.expected_gain = string_field(j, "expected_gain");
-  a.risks = string_field(j, "risks");
-  std::string code = string_field(j, "code");
+  a.bottleneck = text_or_number_field(j, "bottleneck");
+  a.change = text_or_number_field(j, "change");
+  if (a.change.empty()) a.change = text_or_number_field(j, "plan");
+  a.expected_gain = text_or_number_field(j, "expected_gain");
+  a.risks = text_or_number_field(j, "risks");
+  std::string code = text_or_number_field(j, "code");
   if (!trim(code).empty()) {
     // Some models fence the code inside the JSON string too.
     auto inner = fences(code);

@@ -90,7 +90,7 @@ auto timed_call(LlmBudget& budget, F&& call) {
   return result;
 }
 
-std::string lower(std::string s) {
+std::string lower_ascii(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -100,7 +100,7 @@ std::string lower(std::string s) {
 // word it differently).
 bool refuses_structured_output(const HttpResponse& r) {
   if (r.status != 400 && r.status != 422) return false;
-  const std::string body = lower(r.body);
+  const std::string body = lower_ascii(r.body);
   for (const char* word : {"response_format", "json_schema", "schema", "format", "structured"})
     if (body.find(word) != std::string::npos) return true;
   return false;
@@ -290,7 +290,7 @@ bool is_official_api(const std::string& base_url, const std::string& host) {
   rest = rest.substr(0, rest.find_first_of("/?#"));
   if (size_t at = rest.rfind('@'); at != std::string::npos) rest = rest.substr(at + 1);
   rest = rest.substr(0, rest.find(':'));
-  return lower(rest) == host;
+  return lower_ascii(rest) == host;
 }
 
 ChatConfig openai_config_from_env() {

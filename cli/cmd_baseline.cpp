@@ -222,7 +222,7 @@ int drift(const BaselineArgs& args) {
   return 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_baseline(
     "baseline", "Stored timing baselines per GPU and kernel: record, show, compare, drift",
     [](CLI::App& app) {
       auto args = std::make_shared<BaselineArgs>();

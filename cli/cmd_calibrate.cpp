@@ -81,7 +81,7 @@ int run(const CalibrateArgs& args) {
   return 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_calibrate(
     "calibrate",
     "Gate kernels against themselves (A/A): false-alarm rate and noise floor per shape",
     [](CLI::App& app) {

@@ -123,7 +123,7 @@ int run(const CheckArgs& args) {
   return failed ? to_int(ExitCode::kCheckFailed) : 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_check(
     "check", "Compile every kernel (every backend, the references) without running: no GPU needed",
     [](CLI::App& app) {
       auto args = std::make_shared<CheckArgs>();

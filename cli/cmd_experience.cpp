@@ -52,7 +52,7 @@ int list(const ExperienceArgs& args) {
   return 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_experience(
     "experience", "Show what the experience store has learned", [](CLI::App& app) {
       auto args = std::make_shared<ExperienceArgs>();
       app.require_subcommand(1);

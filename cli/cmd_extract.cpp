@@ -129,7 +129,7 @@ int run(const ExtractArgs& args) {
   return 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_extract(
     "extract",
     "Trace the workload's kernel launches per phase and store the task list (hottest first)",
     [](CLI::App& app) {

@@ -205,7 +205,7 @@ int run(const GateArgs& args) {
   return result->exit_code();
 }
 
-CommandRegistration registration(
+CommandRegistration registration_gate(
     "gate", "Gate the kernels changed between two git revisions (correctness + A/B timing)",
     [](CLI::App& app) {
       auto args = std::make_shared<GateArgs>();

@@ -92,7 +92,7 @@ int run(const std::string& kernel_name, const AgentCliOptions& args, ProposalHan
   return handoff.failed() ? to_int(ExitCode::kInfrastructure) : 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_optimize(
     "optimize", "Run an optimization episode on one kernel (observe, plan, execute, gate, reflect)",
     [](CLI::App& app) {
       auto kernel = std::make_shared<std::string>();

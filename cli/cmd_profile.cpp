@@ -117,7 +117,7 @@ int run(const ProfileArgs& args) {
   return 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_profile(
     "profile", "Profile a kernel per shape: bottleneck, counters, roofline", [](CLI::App& app) {
       auto args = std::make_shared<ProfileArgs>();
       app.add_option("kernel", args->kernel, "Kernel name in the manifest");

@@ -92,7 +92,7 @@ int run_prs(const PrsOptions& options) {
   return 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_prs(
     "prs",
     "List the pull requests kgate opened on the local forge; "
     "--ignore one on any forge",

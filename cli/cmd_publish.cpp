@@ -104,7 +104,7 @@ int run(const PublishArgs& args, ProposalHandoff& handoff) {
   return failed || handoff.failed() ? to_int(ExitCode::kInfrastructure) : 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_publish(
     "publish",
     "Publish proposal files and recorded baselines left by --no-publish runs (pull requests, "
     "kgate/baselines)",

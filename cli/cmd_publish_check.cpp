@@ -104,7 +104,7 @@ int run(PublishCheckArgs args) {
   return 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_publish_check(
     "publish-check",
     "Publish check-run reports written by `kgate gate --check-report` (one check run per commit)",
     [](CLI::App& app) {

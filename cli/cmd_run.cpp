@@ -99,7 +99,7 @@ int run(const RunArgs& args) {
   return all_passed ? 0 : to_int(ExitCode::kCheckFailed);
 }
 
-CommandRegistration registration(
+CommandRegistration registration_run(
     "run", "Compile, check and time the kernels of a manifest", [](CLI::App& app) {
       auto args = std::make_shared<RunArgs>();
       app.add_option("path", args->path, "kgate.json, or a folder holding one")

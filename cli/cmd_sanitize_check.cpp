@@ -23,17 +23,15 @@ int run(const std::string& file) {
   return 0;
 }
 
-CommandRegistration registration(kSanitizeCheckCommand,
-                                 "(internal) one correctness check, run under compute-sanitizer",
-                                 [](CLI::App& app) {
-                                   app.group("");  // not listed in --help: kgate gate starts it
-                                   auto file = std::make_shared<std::string>();
-                                   app.add_option(
-                                          "file", *file,
-                                          "The check, as runner/sanitizer_check.cpp writes it")
-                                       ->required();
-                                   return [file] { return run(*file); };
-                                 });
+CommandRegistration registration_sanitize_check(
+    kSanitizeCheckCommand, "(internal) one correctness check, run under compute-sanitizer",
+    [](CLI::App& app) {
+      app.group("");  // not listed in --help: kgate gate starts it
+      auto file = std::make_shared<std::string>();
+      app.add_option("file", *file, "The check, as runner/sanitizer_check.cpp writes it")
+          ->required();
+      return [file] { return run(*file); };
+    });
 
 }  // namespace
 }  // namespace kgate::cli

@@ -323,7 +323,7 @@ int serve(const ServeArgs& args) {
   return 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_serve(
     "serve", "Receive GitHub webhooks and run (or dispatch) kgate jobs", [](CLI::App& app) {
       auto args = std::make_shared<ServeArgs>();
       app.add_option("--listen", args->listen, "HOST:PORT to listen on (127.0.0.1:8080)")

@@ -128,7 +128,7 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
   return infrastructure_failed || handoff.failed() ? to_int(ExitCode::kInfrastructure) : 0;
 }
 
-CommandRegistration registration(
+CommandRegistration registration_sweep(
     "sweep", "Run an optimization episode on every kernel and open pull requests for the gains",
     [](CLI::App& app) {
       auto args = std::make_shared<AgentCliOptions>();

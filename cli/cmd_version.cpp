@@ -11,7 +11,7 @@
 namespace kgate::cli {
 namespace {
 
-CommandRegistration registration(
+CommandRegistration registration_version(
     "version", "Print kgate's version and what it was built with", [](CLI::App&) {
       return [] {
         int major = 0, minor = 0;

@@ -11,7 +11,6 @@ using Commit = GitCommitHandle;
 using Tree = GitTreeHandle;
 using TreeBuilder = GitTreeBuilderHandle;
 using Signature = GitSignatureHandle;
-using Reference = GitReferenceHandle;
 
 Status open_repo(const std::filesystem::path& dir, Repo& repo) {
   ensure_libgit2();
@@ -115,7 +114,7 @@ Result<BranchCommit> write_branch(const std::filesystem::path& repo_dir,
   if (git_commit_create(&commit_oid, repo.get(), nullptr, sig.get(), sig.get(), "UTF-8",
                         message.c_str(), new_tree.get(), base.get() ? 1 : 0, parents) != 0)
     return Error::infrastructure(git_error_text("cannot create the commit"));
-  Reference ref;
+  GitReferenceHandle ref;
   std::string ref_name = "refs/heads/" + branch;
   if (git_reference_create(ref.out(), repo.get(), ref_name.c_str(), &commit_oid, /*force=*/1,
                            "kgate: candidate") != 0)

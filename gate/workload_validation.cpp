@@ -14,7 +14,7 @@ namespace {
 
 using json = nlohmann::json;
 
-double median(std::vector<double> v) {
+double median_or_zero(std::vector<double> v) {
   double q = quantile(std::move(v), 0.5);
   return std::isnan(q) ? 0 : q;
 }
@@ -112,8 +112,8 @@ PhaseLatency compare_phase_latency(const std::string& phase, const std::vector<d
   p.phase = phase;
   p.base_ms = base_ms;
   p.candidate_ms = candidate_ms;
-  p.base_median_ms = median(base_ms);
-  p.candidate_median_ms = median(candidate_ms);
+  p.base_median_ms = median_or_zero(base_ms);
+  p.candidate_median_ms = median_or_zero(candidate_ms);
   p.ratio = paired_ratio_interval(candidate_ms, base_ms, confidence);
   if (p.ratio.pairs == 0 || p.ratio.low <= 0 || !std::isfinite(p.ratio.high))
     p.verdict = "inconclusive";

@@ -7,7 +7,7 @@
 namespace kgate::cuda {
 namespace {
 
-Result<Calls> load() {
+Result<Calls> load_calls() {
   Calls c;
   // #name stringizes the base name before cuda.h's versioning macros apply,
   // which is what cuGetProcAddress expects.
@@ -25,7 +25,7 @@ Result<Calls> load() {
 }  // namespace
 
 Result<const Calls*> calls() {
-  static Result<Calls> loaded = load();
+  static Result<Calls> loaded = load_calls();
   if (!loaded.ok()) return loaded.error();
   return &loaded.value();
 }

@@ -12,13 +12,6 @@ using Tree = GitTreeHandle;
 using TreeBuilder = GitTreeBuilderHandle;
 using Signature = GitSignatureHandle;
 
-Status open_repo(const std::filesystem::path& dir, Repo& repo) {
-  ensure_libgit2();
-  if (git_repository_open_ext(repo.out(), dir.c_str(), 0, nullptr) != 0)
-    return Error::bad_input(git_error_text("cannot open the git repository at " + dir.string()));
-  return {};
-}
-
 Result<git_oid> resolve_commit(git_repository* repo, const std::string& rev, Commit& commit) {
   Object obj;
   if (git_revparse_single(obj.out(), repo, rev.c_str()) != 0)
@@ -69,7 +62,7 @@ Result<BranchCommit> write_branch(const std::filesystem::path& repo_dir,
                                   const std::vector<FileChange>& files, const std::string& message,
                                   const GitAuthor& author) {
   Repo repo;
-  KGATE_RETURN_IF_ERROR(open_repo(repo_dir, repo));
+  KGATE_RETURN_IF_ERROR(open_git_repository(repo_dir, repo));
   Commit base;
   Tree tree;
   git_oid tree_oid;

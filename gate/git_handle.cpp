@@ -9,6 +9,13 @@ void ensure_libgit2() {
   (void)once;
 }
 
+Status open_git_repository(const std::filesystem::path& dir, GitRepoHandle& repo) {
+  ensure_libgit2();
+  if (git_repository_open_ext(repo.out(), dir.c_str(), 0, nullptr) != 0)
+    return Error::bad_input(git_error_text("cannot open the git repository at " + dir.string()));
+  return {};
+}
+
 std::string git_error_text(const std::string& what) {
   const git_error* e = git_error_last();
   return redact(what + (e && e->message ? std::string(" (libgit2: ") + e->message + ")" : ""));

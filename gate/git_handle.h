@@ -5,7 +5,10 @@
 // which expose no libgit2 type.
 #include <git2.h>
 
+#include <filesystem>
 #include <string>
+
+#include "core/status.h"
 
 namespace kgate {
 
@@ -48,6 +51,10 @@ std::string git_error_text(const std::string& what);
 
 // 40 hex digits.
 std::string oid_hex(const git_oid& oid);
+
+// Opens the repository at `dir` (or above it) into `repo`; libgit2 is
+// initialised first.
+Status open_git_repository(const std::filesystem::path& dir, GitRepoHandle& repo);
 
 // Offers `password` once as user "x-access-token" over HTTPS (what GitHub
 // expects for App installation tokens and accepts for personal tokens).

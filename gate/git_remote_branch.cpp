@@ -14,12 +14,9 @@ Result<std::optional<std::string>> fetch_remote_branch(const std::filesystem::pa
                                                        const std::string& remote_url,
                                                        const std::string& branch,
                                                        const std::string& password) {
-  ensure_libgit2();
   register_secret(password);
   GitRepoHandle repo;
-  if (git_repository_open_ext(repo.out(), repo_dir.c_str(), 0, nullptr) != 0)
-    return Error::bad_input(
-        git_error_text("cannot open the git repository at " + repo_dir.string()));
+  KGATE_RETURN_IF_ERROR(open_git_repository(repo_dir, repo));
   GitRemoteHandle remote;
   if (git_remote_create_anonymous(remote.out(), repo.get(), remote_url.c_str()) != 0)
     return Error::bad_input(git_error_text("bad git remote '" + redact(remote_url) + "'"));

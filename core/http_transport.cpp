@@ -56,6 +56,13 @@ long milliseconds(double s) {
 
 }  // namespace
 
+std::string url_escape(std::string_view text) {
+  // libcurl ignores the handle here (since 7.82); its escaping is RFC 3986's.
+  std::unique_ptr<char, decltype(&curl_free)> escaped(
+      curl_easy_escape(nullptr, text.data(), static_cast<int>(text.size())), &curl_free);
+  return escaped ? std::string(escaped.get()) : std::string();
+}
+
 bool is_idempotent(const HttpRequest& request) {
   if (request.idempotent) return *request.idempotent;
   return request.method != "POST" && request.method != "PATCH";

@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,10 @@ struct HttpRequest {
 };
 
 bool is_idempotent(const HttpRequest& request);
+
+// `text` percent-encoded for a URL's path segment or query value (RFC 3986:
+// every byte but letters, digits and -._~ is escaped).
+std::string url_escape(std::string_view text);
 
 // Invariant: header names are lower-case; a repeated header keeps its last value.
 struct HttpResponse {

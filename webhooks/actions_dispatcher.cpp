@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "core/http_transport.h"
+
 namespace kgate::webhooks {
 namespace {
 
@@ -77,13 +79,44 @@ nlohmann::json ActionsDispatcher::request_body(const StoredJob& job,
   return {{"ref", options_.ref}, {"inputs", inputs}, {"return_run_details", true}};
 }
 
+std::string ActionsDispatcher::check_run_external_id(const StoredJob& job) {
+  return "kgate-job-" + std::to_string(job.id);
+}
+
+Result<std::string> ActionsDispatcher::find_queued_check_run(const StoredJob& job) {
+  const JobSpec& spec = job.spec;
+  const std::string path = "/repos/" + spec.repository + "/commits/" + spec.head +
+                           "/check-runs?check_name=" + url_escape(options_.check_name) +
+                           "&filter=all&per_page=100";
+  Result<bot::ApiResponse> listed = client_->send("GET", path);
+  if (!listed.ok()) return listed.error();
+  if (retryable_status(*listed))
+    return Error::infrastructure(bot::describe_github_error("GET", path, *listed));
+  // Credentials that cannot read check runs cannot have created one either.
+  if (listed->status != 200 || !listed->json.is_object() || !listed->json["check_runs"].is_array())
+    return std::string();
+  for (const nlohmann::json& run : listed->json["check_runs"]) {
+    if (!run.is_object() || !run["id"].is_number_integer()) continue;
+    // A completed one was closed by a failed attempt ("kgate tries again"): a new one is queued.
+    if (run.value("external_id", nlohmann::json()) == check_run_external_id(job) &&
+        run.value("status", nlohmann::json()) != "completed")
+      return std::to_string(run["id"].get<long long>());
+  }
+  return std::string();
+}
+
 Result<std::string> ActionsDispatcher::queue_check_run(const StoredJob& job, std::string& note) {
   const JobSpec& spec = job.spec;
+  // An earlier attempt's POST may have created the check run and still got
+  // a 5xx or lost its answer: that run is used, not a second one queued.
+  Result<std::string> existing = find_queued_check_run(job);
+  if (!existing.ok()) return existing.error();
+  if (!existing->empty()) return *existing;
   nlohmann::json body = {
       {"name", options_.check_name},
       {"head_sha", spec.head},
       {"status", "queued"},
-      {"external_id", "kgate-job-" + std::to_string(job.id)},
+      {"external_id", check_run_external_id(job)},
       {"output",
        {{"title", "kgate: queued on GitHub Actions"},
         {"summary", "kgate dispatched `" + workflow_for(spec) + "` on `" + options_.ref +

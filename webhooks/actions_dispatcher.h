@@ -18,6 +18,9 @@
 // again, by the client or by the job queue (JobResult::retryable false): it
 // may have started the run, and a second one would gate or optimize twice.
 // The job's outcome says how to look for the run and start it by hand.
+// A job queues at most one open check run per head: its creation (a POST
+// that a 5xx may hide) is preceded by a look-up of the run an earlier
+// attempt queued (external_id `kgate-job-<id>`), which is then used.
 #include <memory>
 #include <string>
 
@@ -56,6 +59,10 @@ class ActionsDispatcher : public JobExecutor {
   // The queued check run on the gate's head; empty (and `note` says why)
   // when the credentials cannot create one. An error: try the job again.
   Result<std::string> queue_check_run(const StoredJob& job, std::string& note);
+  // The id of a check run an earlier attempt of this job queued on its head
+  // (found by external_id); empty when there is none or it cannot be read.
+  Result<std::string> find_queued_check_run(const StoredJob& job);
+  static std::string check_run_external_id(const StoredJob& job);
   void complete_check_run(const std::string& repository, const std::string& id,
                           const std::string& conclusion, const std::string& summary);
 

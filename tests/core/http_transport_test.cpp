@@ -178,6 +178,15 @@ TEST(HttpTransportTest, SecretsNeverReachErrorsOrProgressLines) {
             "https://x-access-token:***@github.com/o/r.git");
 }
 
+TEST(HttpTransportTest, UrlEscapeLeavesOnlyUnreservedCharacters) {
+  EXPECT_EQ(url_escape("kgate"), "kgate");
+  EXPECT_EQ(url_escape("kgate / H100 gate"), "kgate%20%2F%20H100%20gate");
+  EXPECT_EQ(url_escape("a&b=c?d#e+f%"), "a%26b%3Dc%3Fd%23e%2Bf%25");
+  EXPECT_EQ(url_escape("-._~"), "-._~");
+  EXPECT_EQ(url_escape("\xc3\xa9"), "%C3%A9");
+  EXPECT_EQ(url_escape(""), "");
+}
+
 TEST(RetryPolicyTest, RetryAfterIsSecondsOrAnHttpDate) {
   EXPECT_DOUBLE_EQ(parse_retry_after("3"), 3);
   EXPECT_LT(parse_retry_after(""), 0);

@@ -58,8 +58,11 @@ struct FakeActions {
   long long next_id = 7000;
   std::atomic<int> fail_first{0};
   std::atomic<int> status{200};
-  std::atomic<int> check_status{201};     // 403: a token that cannot create check runs
-  std::atomic<int> dispatch_delay_ms{0};  // answer dispatches this late
+  std::atomic<int> check_status{201};        // 403: a token that cannot create check runs
+  std::atomic<int> check_lost{0};            // create this many check runs and answer 502
+  std::atomic<int> list_status{200};         // the answer to a listing of a commit's check runs
+  std::vector<std::string> looked_up_names;  // check_name of each check-run listing
+  std::atomic<int> dispatch_delay_ms{0};     // answer dispatches this late
 
   FakeActions() {
     auto record = [this](const httplib::Request& req) {
@@ -100,8 +103,30 @@ struct FakeActions {
                   json run = json::parse(req.body);
                   run["id"] = next_id++;
                   check_runs[run["id"]] = run;
+                  if (check_lost > 0) {  // created, but the answer is a gateway's error
+                    --check_lost;
+                    res.status = 502;
+                    return;
+                  }
                   res.set_content(run.dump(), "application/json");
                 });
+    // GitHub's listing of a commit's check runs, filtered by name as GitHub does.
+    server.Get(R"(.*/commits/([^/]+)/check-runs)",
+               [this, record](const httplib::Request& req, httplib::Response& res) {
+                 record(req);
+                 std::lock_guard lock(mutex);
+                 looked_up_names.push_back(req.get_param_value("check_name"));
+                 res.status = list_status;
+                 if (res.status != 200) return;
+                 json listed = json::array();
+                 for (const auto& [id, run] : check_runs)
+                   if (run["head_sha"] == req.matches[1].str() &&
+                       run["name"] == req.get_param_value("check_name"))
+                     listed.push_back(run);
+                 res.set_content(
+                     json{{"total_count", listed.size()}, {"check_runs", listed}}.dump(),
+                     "application/json");
+               });
     server.Patch(R"(.*/check-runs/(\d+))",
                  [this, record](const httplib::Request& req, httplib::Response& res) {
                    record(req);
@@ -130,6 +155,12 @@ struct FakeActions {
       if (r.path.ends_with("/dispatches")) out.push_back(r);
     return out;
   }
+  std::vector<Request> check_run_posts() {
+    std::vector<Request> out;
+    for (const auto& r : all())
+      if (r.method == "POST" && r.path.ends_with("/check-runs")) out.push_back(r);
+    return out;
+  }
 };
 
 class ActionsDispatcherTest : public ::testing::Test {
@@ -140,10 +171,12 @@ class ActionsDispatcherTest : public ::testing::Test {
     openapi_ = OpenApiValidator::load(node_modules_dir());
     ASSERT_TRUE(openapi_);
   }
-  webhooks::ActionsDispatcher dispatcher(const std::string& api, double timeout_s = 30) {
+  webhooks::ActionsDispatcher dispatcher(const std::string& api, double timeout_s = 30,
+                                         const std::string& check_name = "kgate") {
     webhooks::ActionsDispatchOptions options;
     options.api_url = api;
     options.timeout_s = timeout_s;
+    options.check_name = check_name;
     options.credentials = std::make_shared<bot::TokenCredentials>("ghs_dispatchToken0123456789");
     options.on_request = [this](const std::string& method, const std::string& url,
                                 const std::optional<json>& body) {
@@ -175,24 +208,28 @@ TEST_F(ActionsDispatcherTest, AGateQueuesTheCheckRunOnTheHeadAndLinksItToTheRun)
   webhooks::JobResult result = d.execute(gate_job(), {});
   ASSERT_TRUE(result.ok) << result.outcome;
   auto requests = github.all();
-  ASSERT_EQ(requests.size(), 3u);
-  // 1. The check run, queued, on the pull request's head commit.
-  EXPECT_EQ(requests[0].method, "POST");
-  EXPECT_EQ(requests[0].path, "/api/v3/repos/octo/kernels/check-runs");
-  EXPECT_EQ(requests[0].body["head_sha"], std::string(40, 'h'));
-  EXPECT_EQ(requests[0].body["status"], "queued");
-  EXPECT_EQ(requests[0].body["name"], "kgate");
-  EXPECT_EQ(requests[0].body["external_id"], "kgate-job-17");
-  // 2. The dispatch of the default branch's workflow, with the check run to complete.
-  EXPECT_EQ(requests[1].path,
+  ASSERT_EQ(requests.size(), 4u);
+  // 1. No check run of this job is queued on the head yet (an earlier attempt's would be used).
+  EXPECT_EQ(requests[0].method, "GET");
+  EXPECT_EQ(requests[0].path,
+            "/api/v3/repos/octo/kernels/commits/" + std::string(40, 'h') + "/check-runs");
+  // 2. The check run, queued, on the pull request's head commit.
+  EXPECT_EQ(requests[1].method, "POST");
+  EXPECT_EQ(requests[1].path, "/api/v3/repos/octo/kernels/check-runs");
+  EXPECT_EQ(requests[1].body["head_sha"], std::string(40, 'h'));
+  EXPECT_EQ(requests[1].body["status"], "queued");
+  EXPECT_EQ(requests[1].body["name"], "kgate");
+  EXPECT_EQ(requests[1].body["external_id"], "kgate-job-17");
+  // 3. The dispatch of the default branch's workflow, with the check run to complete.
+  EXPECT_EQ(requests[2].path,
             "/api/v3/repos/octo/kernels/actions/workflows/kgate-gate.yml/dispatches");
-  EXPECT_EQ(requests[1].body["ref"], "main");
-  EXPECT_EQ(requests[1].body["return_run_details"], true);
-  EXPECT_EQ(requests[1].body["inputs"]["check_run"], "7000");
-  EXPECT_EQ(requests[1].body["inputs"]["head"], std::string(40, 'h'));
-  EXPECT_EQ(requests[1].body["inputs"]["pr"], "9");
-  // 3. The check run links to the Actions run.
-  EXPECT_EQ(requests[2].method, "PATCH");
+  EXPECT_EQ(requests[2].body["ref"], "main");
+  EXPECT_EQ(requests[2].body["return_run_details"], true);
+  EXPECT_EQ(requests[2].body["inputs"]["check_run"], "7000");
+  EXPECT_EQ(requests[2].body["inputs"]["head"], std::string(40, 'h'));
+  EXPECT_EQ(requests[2].body["inputs"]["pr"], "9");
+  // 4. The check run links to the Actions run.
+  EXPECT_EQ(requests[3].method, "PATCH");
   EXPECT_EQ(github.check_runs[7000]["details_url"],
             "https://github.com/Codertocat/Hello-World/actions/runs/4242");
   EXPECT_EQ(github.check_runs[7000]["status"], "queued");
@@ -237,6 +274,56 @@ TEST_F(ActionsDispatcherTest, AFailedDispatchCompletesItsCheckRunAndIsNeverSentT
   EXPECT_NE(github.check_runs[7001]["output"]["summary"].get<std::string>().find("422"),
             std::string::npos);
   for (const auto& [id, run] : github.check_runs) EXPECT_EQ(run["status"], "completed") << id;
+}
+
+TEST_F(ActionsDispatcherTest, ACheckRunCreatedBehindA5xxIsUsedWhenTheJobIsTriedAgain) {
+  // GitHub created the check run but a gateway answered 502: the job fails
+  // retryably (nothing was dispatched), and its next attempt finds the run
+  // by its external_id instead of queueing a second one on the head. The
+  // name has characters a query must escape.
+  FakeActions github;
+  github.check_lost = 1;
+  auto d = dispatcher(github.api(), 30, "kgate / H100 & A100");
+  webhooks::JobResult lost = d.execute(gate_job(), {});
+  EXPECT_FALSE(lost.ok);
+  EXPECT_TRUE(lost.retryable) << lost.outcome;
+  EXPECT_NE(lost.outcome.find("502"), std::string::npos) << lost.outcome;
+  EXPECT_TRUE(github.dispatches().empty());
+  ASSERT_EQ(github.check_runs.size(), 1u);
+
+  webhooks::JobResult retried = d.execute(gate_job(), {});
+  ASSERT_TRUE(retried.ok) << retried.outcome;
+  EXPECT_EQ(github.check_run_posts().size(), 1u);
+  EXPECT_EQ(github.check_runs.size(), 1u);
+  auto dispatches = github.dispatches();
+  ASSERT_EQ(dispatches.size(), 1u);
+  EXPECT_EQ(dispatches[0].body["inputs"]["check_run"], "7000");
+  EXPECT_EQ(github.check_runs[7000]["details_url"],
+            "https://github.com/Codertocat/Hello-World/actions/runs/4242");
+  EXPECT_EQ(github.looked_up_names, std::vector<std::string>(2, "kgate / H100 & A100"));
+
+  // Another job on the same head, and this job's own run once completed,
+  // are not reused: each queues its own.
+  webhooks::StoredJob other = gate_job();
+  other.id = 18;
+  ASSERT_TRUE(d.execute(other, {}).ok);
+  EXPECT_EQ(github.check_run_posts().size(), 2u);
+  github.check_runs[7000]["status"] = "completed";
+  ASSERT_TRUE(d.execute(gate_job(), {}).ok);
+  EXPECT_EQ(github.check_run_posts().size(), 3u);
+}
+
+TEST_F(ActionsDispatcherTest, ACheckRunListingThatFailsIsTriedAgainBeforeAnythingIsCreated) {
+  // A 5xx on the look-up: nothing was created, the job tries again later.
+  FakeActions github;
+  github.list_status = 503;
+  auto d = dispatcher(github.api());
+  webhooks::JobResult failed = d.execute(gate_job(), {});
+  EXPECT_FALSE(failed.ok);
+  EXPECT_TRUE(failed.retryable);
+  EXPECT_NE(failed.outcome.find("503"), std::string::npos) << failed.outcome;
+  EXPECT_TRUE(github.check_run_posts().empty());
+  EXPECT_TRUE(github.dispatches().empty());
 }
 
 TEST_F(ActionsDispatcherTest, ADispatchThatTimedOutAfterSendingIsNotSentAgain) {
@@ -418,6 +505,39 @@ TEST(ActionsDispatch, ServeNeverSendsADispatchTwiceAfterA5xx) {
   EXPECT_NE(reason[0].find("(attempt 1 of 3)"), std::string::npos) << reason[0];
   EXPECT_EQ(server.terminate(), 0);
   EXPECT_EQ(github.dispatches().size(), 1u);
+}
+
+// The job queue's side of "one check run per job": the check run's creation
+// answered 502 after GitHub made it; the retried job uses that run.
+TEST(ActionsDispatch, ServeQueuesOneCheckRunWhenItsCreationAnswered5xx) {
+  ASSERT_TRUE(have_octokit_examples()) << "run scripts/setup to install @octokit/webhooks-examples";
+  FakeActions github;
+  github.check_lost = 1;
+  TempDir dir;
+  std::filesystem::copy(example_dir(), dir / "repo", std::filesystem::copy_options::recursive);
+  ServeProcess server({"--listen", "127.0.0.1:0", "--repo", (dir / "repo").string(), "--state-dir",
+                       (dir / "state").string(), "--dispatch", "actions", "--retry-base", "0.05",
+                       "--max-attempts", "3", "--dispatch-ref", "master"},
+                      {{"KGATE_WEBHOOK_SECRET", kSecret},
+                       {"KGATE_GITHUB_TOKEN", "ghs_test_token"},
+                       {"KGATE_GITHUB_API_URL", github.api()}},
+                      dir / "serve.log");
+  ASSERT_TRUE(server.start()) << server.log();
+  httplib::Client client("127.0.0.1", server.port());
+  auto r = post_delivery(client, "pull_request", example_payload("pull_request", "opened").dump(),
+                         "d-1");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 202);
+  auto db = dir / "state" / "queue.db";
+  ASSERT_TRUE(eventually([&] {
+    return query_int(db, "SELECT count(*) FROM jobs WHERE state='done'") == 1;
+  })) << server.log();
+  EXPECT_EQ(query_int(db, "SELECT attempts FROM jobs"), 2);
+  EXPECT_EQ(github.check_run_posts().size(), 1u);
+  auto dispatches = github.dispatches();
+  ASSERT_EQ(dispatches.size(), 1u);
+  EXPECT_EQ(dispatches[0].body["inputs"]["check_run"], "7000");
+  EXPECT_EQ(server.terminate(), 0);
 }
 
 TEST(ActionsDispatch, ServeRetriesADispatchThatNeverReachedGitHub) {

@@ -37,6 +37,36 @@ extern "C" __global__ void __cluster_dims__(2, 1, 1) pair_sum(float* out, const 
   EXPECT_FALSE(out->cubin.empty());
 }
 
+// vLLM's and FlashInfer's norms reduce with CUB's block primitives; CUB is
+// in include/cccl too, and its block headers compile under NVRTC.
+TEST(NvrtcCompile, ACubBlockReduceKernelCompiles) {
+  cuda::RawCompileInput in;
+  in.source = R"(
+#include <cub/block/block_reduce.cuh>
+#include <cuda_bf16.h>
+template <int kThreads>
+__global__ void sum_of_squares(float* out, const __nv_bfloat16* in, int n) {
+  using Reduce = cub::BlockReduce<float, kThreads>;
+  __shared__ typename Reduce::TempStorage storage;
+  float mine = 0.f;
+  for (int i = threadIdx.x; i < n; i += kThreads) {
+    float x = __bfloat162float(in[blockIdx.x * n + i]);
+    mine += x * x;
+  }
+  float total = Reduce(storage).Reduce(mine, cuda::std::plus<float>{});
+  if (threadIdx.x == 0) out[blockIdx.x] = total;
+}
+)";
+  in.display_name = "sum_of_squares.cu";
+  in.entry = "sum_of_squares<256>";
+  in.arch = "sm_90";
+  auto out = cuda::compile_with_nvrtc(in);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_TRUE(out->ok) << out->log;
+  EXPECT_FALSE(out->cubin.empty());
+  EXPECT_NE(out->entry_symbol.find("sum_of_squares"), std::string::npos) << out->entry_symbol;
+}
+
 // Both compilers, on the same input; nvcc where it is installed.
 std::vector<std::pair<std::string, cuda::RawCompileOutput>> compile_with_both(
     const cuda::RawCompileInput& in, const testing::TempDir& work) {

@@ -35,7 +35,8 @@ PullRequest pull_from_json(const json& j) {
   pr.state = j.value("state", std::string());
   pr.merged = j.contains("merged_at") && j["merged_at"].is_string();
   pr.title = j.value("title", std::string());
-  pr.body = j["body"].is_string() ? j["body"].get<std::string>() : std::string();
+  pr.body =
+      j.contains("body") && j["body"].is_string() ? j["body"].get<std::string>() : std::string();
   pr.url = j.value("html_url", std::string());
   if (j.contains("head") && j["head"].is_object())
     pr.head_branch = j["head"].value("ref", std::string());
@@ -43,7 +44,8 @@ PullRequest pull_from_json(const json& j) {
     pr.base_branch = j["base"].value("ref", std::string());
   if (j.contains("labels") && j["labels"].is_array())
     for (const auto& l : j["labels"])
-      if (l.is_object() && l["name"].is_string()) pr.labels.push_back(l["name"]);
+      if (l.is_object() && l.contains("name") && l["name"].is_string())
+        pr.labels.push_back(l["name"]);
   return pr;
 }
 
@@ -233,8 +235,8 @@ Status GitHubForge::upsert_comment(int number, const std::string& marker, const 
     // A marker anyone can type; the author only kgate can be.
     const json& user = c.contains("user") && c["user"].is_object() ? c["user"] : json::object();
     bool ours = !me->login.empty() && user.value("login", std::string()) == me->login;
-    if (ours && c["body"].is_string() &&
-        c["body"].get<std::string>().find(marker) != std::string::npos &&
+    if (ours && c.contains("body") && c["body"].is_string() &&
+        c["body"].get<std::string>().find(marker) != std::string::npos && c.contains("id") &&
         c["id"].is_number_integer()) {
       Result<json> r = client_->call(
           "PATCH", repo_path() + "/issues/comments/" + std::to_string(c["id"].get<long long>()),

@@ -96,7 +96,8 @@ Result<std::string> ActionsDispatcher::find_queued_check_run(const StoredJob& jo
   if (listed->status != 200 || !listed->json.is_object() || !listed->json["check_runs"].is_array())
     return std::string();
   for (const nlohmann::json& run : listed->json["check_runs"]) {
-    if (!run.is_object() || !run["id"].is_number_integer()) continue;
+    // A const object's operator[] must only see keys it has (nlohmann::json).
+    if (!run.is_object() || !run.contains("id") || !run["id"].is_number_integer()) continue;
     // A completed one was closed by a failed attempt ("kgate tries again"): a new one is queued.
     if (run.value("external_id", nlohmann::json()) == check_run_external_id(job) &&
         run.value("status", nlohmann::json()) != "completed")
@@ -204,10 +205,11 @@ JobResult ActionsDispatcher::execute(const StoredJob& job, const ExecutionContex
   result.outcome = "dispatched";
   // 200 carries the run (return_run_details); 204 is a GitHub without it.
   const nlohmann::json& run = response->json;
-  if (response->status == 200 && run.is_object() && run["html_url"].is_string()) {
+  if (response->status == 200 && run.is_object() && run.contains("html_url") &&
+      run["html_url"].is_string()) {
     const std::string url = run["html_url"].get<std::string>();
     result.outcome += " run " +
-                      (run["workflow_run_id"].is_number_integer()
+                      (run.contains("workflow_run_id") && run["workflow_run_id"].is_number_integer()
                            ? std::to_string(run["workflow_run_id"].get<long long>())
                            : std::string("?")) +
                       " " + url;

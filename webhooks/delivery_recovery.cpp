@@ -45,16 +45,19 @@ Result<RecoverySweep> DeliveryRecovery::sweep(
       return Error::infrastructure("GET " + next + ": GitHub answered without a list");
     bool older_seen = false;
     for (const auto& item : r->json) {
-      if (!item.is_object() || !item["guid"].is_string() || !item["id"].is_number_integer())
+      if (!item.is_object() || !item.contains("guid") || !item["guid"].is_string() ||
+          !item.contains("id") || !item["id"].is_number_integer())
         continue;
       ++out.listed;
       Attempt a;
       a.id = item["id"].get<int64_t>();
       a.delivered_at =
-          item["delivered_at"].is_string()
+          item.contains("delivered_at") && item["delivered_at"].is_string()
               ? static_cast<double>(bot::parse_github_time(item["delivered_at"].get<std::string>()))
               : 0;
-      a.status_code = item["status_code"].is_number_integer() ? item["status_code"].get<int>() : 0;
+      a.status_code = item.value("status_code", nlohmann::json()).is_number_integer()
+                          ? item["status_code"].get<int>()
+                          : 0;
       if (a.delivered_at < from) {
         older_seen = true;
         continue;

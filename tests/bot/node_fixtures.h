@@ -55,7 +55,32 @@ inline int free_port() {
 // `octokit-fixtures-server` on 127.0.0.1 for the life of the object.
 class FixturesServer {
  public:
+  // The port is free when picked but may be taken before node binds it
+  // (another test's connection): node then exits, and a new port is tried.
   FixturesServer() {
+    for (int attempt = 0; attempt < 5 && !ready_; ++attempt) start();
+  }
+  ~FixturesServer() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+  }
+  bool ready() const { return ready_; }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+  // Loads a scenario; returns the API base URL to use for it (or empty).
+  std::string load(const std::string& scenario) {
+    auto r = http_send({.method = "POST",
+                        .url = url() + "/fixtures",
+                        .headers = {{"Content-Type", "application/json"}},
+                        .body = nlohmann::json{{"scenario", scenario}}.dump()});
+    if (!r.ok() || r->status != 201) return "";
+    return nlohmann::json::parse(r->body)["url"].get<std::string>();
+  }
+
+ private:
+  void start() {
     port_ = free_port();
     std::string node = find_program("node");
     std::string script = (node_modules_dir() / "@octokit/fixtures-server/bin/server.js").string();
@@ -86,26 +111,7 @@ class FixturesServer {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
-  ~FixturesServer() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGTERM);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  bool ready() const { return ready_; }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
-  // Loads a scenario; returns the API base URL to use for it (or empty).
-  std::string load(const std::string& scenario) {
-    auto r = http_send({.method = "POST",
-                        .url = url() + "/fixtures",
-                        .headers = {{"Content-Type", "application/json"}},
-                        .body = nlohmann::json{{"scenario", scenario}}.dump()});
-    if (!r.ok() || r->status != 201) return "";
-    return nlohmann::json::parse(r->body)["url"].get<std::string>();
-  }
-
- private:
   pid_t pid_ = -1;
   int port_ = 0;
   bool ready_ = false;

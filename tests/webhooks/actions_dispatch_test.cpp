@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 
 #include "bot/node_fixtures.h"
 #include "bot/openapi_validator.h"
@@ -62,6 +63,8 @@ struct FakeActions {
   std::atomic<int> check_lost{0};            // create this many check runs and answer 502
   std::atomic<int> list_status{200};         // the answer to a listing of a commit's check runs
   std::vector<std::string> looked_up_names;  // check_name of each check-run listing
+  std::optional<json> dispatch_answer;       // instead of the run's details (a 200)
+  std::optional<json> listing_answer;        // instead of the head's check runs
   std::atomic<int> dispatch_delay_ms{0};     // answer dispatches this late
 
   FakeActions() {
@@ -80,7 +83,10 @@ struct FakeActions {
             return;
           }
           res.status = status;
-          if (res.status == 200)
+          std::lock_guard lock(mutex);
+          if (res.status == 200 && dispatch_answer)
+            res.set_content(dispatch_answer->dump(), "application/json");
+          else if (res.status == 200)
             res.set_content(
                 json{{"workflow_run_id", 4242},
                      {"run_url", "https://api.github.com/repos/o/r/actions/runs/4242"},
@@ -111,22 +117,25 @@ struct FakeActions {
                   res.set_content(run.dump(), "application/json");
                 });
     // GitHub's listing of a commit's check runs, filtered by name as GitHub does.
-    server.Get(R"(.*/commits/([^/]+)/check-runs)",
-               [this, record](const httplib::Request& req, httplib::Response& res) {
-                 record(req);
-                 std::lock_guard lock(mutex);
-                 looked_up_names.push_back(req.get_param_value("check_name"));
-                 res.status = list_status;
-                 if (res.status != 200) return;
-                 json listed = json::array();
-                 for (const auto& [id, run] : check_runs)
-                   if (run["head_sha"] == req.matches[1].str() &&
-                       run["name"] == req.get_param_value("check_name"))
-                     listed.push_back(run);
-                 res.set_content(
-                     json{{"total_count", listed.size()}, {"check_runs", listed}}.dump(),
-                     "application/json");
-               });
+    server.Get(R"(.*/commits/([^/]+)/check-runs)", [this, record](const httplib::Request& req,
+                                                                  httplib::Response& res) {
+      record(req);
+      std::lock_guard lock(mutex);
+      looked_up_names.push_back(req.get_param_value("check_name"));
+      res.status = list_status;
+      if (res.status != 200) return;
+      if (listing_answer) {
+        res.set_content(listing_answer->dump(), "application/json");
+        return;
+      }
+      json listed = json::array();
+      for (const auto& [id, run] : check_runs)
+        if (run["head_sha"] == req.matches[1].str() &&
+            run["name"] == req.get_param_value("check_name"))
+          listed.push_back(run);
+      res.set_content(json{{"total_count", listed.size()}, {"check_runs", listed}}.dump(),
+                      "application/json");
+    });
     server.Patch(R"(.*/check-runs/(\d+))",
                  [this, record](const httplib::Request& req, httplib::Response& res) {
                    record(req);
@@ -311,6 +320,28 @@ TEST_F(ActionsDispatcherTest, ACheckRunCreatedBehindA5xxIsUsedWhenTheJobIsTriedA
   github.check_runs[7000]["status"] = "completed";
   ASSERT_TRUE(d.execute(gate_job(), {}).ok);
   EXPECT_EQ(github.check_run_posts().size(), 3u);
+}
+
+TEST_F(ActionsDispatcherTest, AnswersWithoutTheFieldsGitHubDocumentsAreReadAsAbsent) {
+  // A proxy or an older GitHub Enterprise: check runs without ids, a 200
+  // dispatch without the run's details. Nothing is reused, nothing breaks.
+  FakeActions github;
+  github.listing_answer = json{
+      {"check_runs",
+       json::array(
+           {json::object(), {{"id", "7000"}}, {{"external_id", "kgate-job-17"}}, 5, nullptr})}};
+  github.dispatch_answer = json{{"workflow_run_id", "not a number"}};
+  auto d = dispatcher(github.api());
+  webhooks::JobResult result = d.execute(gate_job(), {});
+  ASSERT_TRUE(result.ok) << result.outcome;
+  EXPECT_EQ(result.outcome, "dispatched, check run 7000");
+  EXPECT_EQ(github.check_run_posts().size(), 1u);
+  github.dispatch_answer = json{{"html_url", "https://github.com/o/r/actions/runs/1"}};
+  result = d.execute(gate_job(), {});
+  ASSERT_TRUE(result.ok) << result.outcome;
+  EXPECT_NE(result.outcome.find("dispatched run ? https://github.com/o/r/actions/runs/1"),
+            std::string::npos)
+      << result.outcome;
 }
 
 TEST_F(ActionsDispatcherTest, ACheckRunListingThatFailsIsTriedAgainBeforeAnythingIsCreated) {

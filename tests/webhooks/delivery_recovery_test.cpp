@@ -88,6 +88,40 @@ TEST_F(DeliveryRecoveryTest, AsksOnceOldestFirstForWhatIsMissingInTheWindowOnly)
   EXPECT_EQ(posts, 3);
 }
 
+TEST_F(DeliveryRecoveryTest, ListedItemsWithoutGitHubsFieldsAreSkippedNotFatal) {
+  // A proxy or a future GitHub: items that are not objects, lack a guid or an
+  // id, or carry them with other types. Only a whole item is read.
+  httplib::Server server;
+  int posts = 0;
+  server.Get(kRepoHook + "/deliveries", [&](const httplib::Request&, httplib::Response& res) {
+    json items = json::array({json::object(), 7, nullptr, json{{"guid", 1}}, json{{"id", 5}},
+                              json{{"guid", "g"}, {"id", "x"}},
+                              json{{"guid", "whole"},
+                                   {"id", 3},
+                                   {"delivered_at", github_time(std::time(nullptr))},
+                                   {"status_code", "500"}}});
+    res.set_content(items.dump(), "application/json");
+  });
+  server.Post(R"(.*/attempts)", [&](const httplib::Request&, httplib::Response& res) {
+    ++posts;
+    res.status = 202;
+  });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  std::thread thread([&] { server.listen_after_bind(); });
+  while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  RecoveryOptions options{.hook_path = kRepoHook, .per_page = 10};
+  DeliveryRecovery recovery(token_client("http://127.0.0.1:" + std::to_string(port)), options);
+  auto sweep =
+      recovery.sweep(static_cast<double>(now - 1000), [](const std::string&) { return false; });
+  server.stop();
+  thread.join();
+  ASSERT_TRUE(sweep.ok()) << sweep.error().message;
+  EXPECT_EQ(sweep->listed, 1);
+  // The whole item, never stored here, is asked for; its unreadable status counts as none.
+  EXPECT_EQ(sweep->guids, std::vector<std::string>{"whole"});
+  EXPECT_EQ(posts, 1);
+}
+
 TEST_F(DeliveryRecoveryTest, AppWebhookUsesAJwtSignedWithTheAppKeyAndAListingFailureAsksNothing) {
   RsaKey key;
   FakeHookDeliveries github(

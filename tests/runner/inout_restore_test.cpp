@@ -16,9 +16,11 @@
 namespace kgate {
 namespace {
 
-double median_of(std::vector<double> v) {
-  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-  return v[v.size() / 2];
+// The fastest of a group: a busy machine only adds time, drifted data makes
+// every sample of the group slower (without the restore, the last ten run
+// ~6x the passes of the first ten).
+double fastest_of(const std::vector<double>& v) {
+  return *std::min_element(v.begin(), v.end());
 }
 
 TEST(InOutRestore, TimedSamplesOfAnInOutKernelDoNotDrift) {
@@ -37,9 +39,9 @@ TEST(InOutRestore, TimedSamplesOfAnInOutKernelDoNotDrift) {
   ASSERT_EQ(m.head_seconds.size(), 40u);
   std::vector<double> first(m.head_seconds.begin(), m.head_seconds.begin() + 10);
   std::vector<double> last(m.head_seconds.end() - 10, m.head_seconds.end());
-  EXPECT_LT(median_of(last), 1.8 * median_of(first))
-      << "the last samples ran on drifted data: " << median_of(first) << " s then "
-      << median_of(last) << " s";
+  EXPECT_LT(fastest_of(last), 1.8 * fastest_of(first))
+      << "the last samples ran on drifted data: " << fastest_of(first) << " s then "
+      << fastest_of(last) << " s";
 }
 
 }  // namespace

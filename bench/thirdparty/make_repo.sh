@@ -1,9 +1,10 @@
 #!/bin/bash
 # Builds the third-party kernel repository: a git repository at DEST whose
-# `main` holds bench/thirdparty/repo (NVIDIA's CUDA samples kernels, kgate.json,
-# host references) and one branch per kind of change, each one commit on main
-# made from bench/thirdparty/branches/<branch>.patch, with the message that
-# expected.json gives it.
+# `main` holds bench/thirdparty/repo (NVIDIA's CUDA samples kernels and
+# siboehm/SGEMM_CUDA's, kgate.json, host references) and one branch per kind
+# of change, each one commit on main made from
+# bench/thirdparty/branches/<branch>.patch, with the message that expected.json
+# gives it.
 #
 #   bench/thirdparty/make_repo.sh DEST
 set -euo pipefail
@@ -20,7 +21,7 @@ export GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:
 git init -q
 git checkout -q -b main
 git add -A
-git commit -qm "cuda-samples kernels with kgate.json"
+git commit -qm "cuda-samples and SGEMM_CUDA kernels with kgate.json"
 python3 - "$HERE/expected.json" <<'PY' > "$DEST/.git/kgate-branches"
 import json, sys
 for b in json.load(open(sys.argv[1]))["branches"]:

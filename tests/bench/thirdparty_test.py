@@ -18,6 +18,15 @@ THIRDPARTY = os.path.join(ROOT, "bench", "thirdparty")
 EXAMPLE = os.path.join(ROOT, "examples", "llm-ops")
 
 
+# git blob ids of siboehm/SGEMM_CUDA's files at 60cba6f9b20a198116c76f18de8047f44df8c8b8.
+SGEMM_BLOBS = {
+    "csrc/sgemm/1_naive.cuh": "47038a37e63c12a8b09fe52c2abd9a7d8f78e0ae",
+    "csrc/sgemm/2_kernel_global_mem_coalesce.cuh": "ef0a8b947d6a5cfa413ef874c7b1dddb25470da3",
+    "csrc/sgemm/4_kernel_1D_blocktiling.cuh": "12c9c5d7178b2ef528ce372b836829f96309536b",
+    "LICENSE.sgemm-cuda": "855c2d65685a689e8683bf1b2cf199d8b53b28dc",
+}
+
+
 def without_comments(source):
     source = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
     return "\n".join(line for line in (re.sub(r"//.*", "", l).rstrip()
@@ -46,12 +55,19 @@ class MakeRepo(unittest.TestCase):
             self.assertIn("Copyright (c) 2022, NVIDIA CORPORATION", upstream)
             self.assertIn("template <class T> void reduce(int size", upstream)
             self.assertIn("Redistribution and use", git(dest, "show", "main:LICENSE.cuda-samples"))
+            # SGEMM_CUDA's kernels are upstream's blobs (src/kernels/ at the commit the
+            # README names), and its license is there.
+            for path, blob in SGEMM_BLOBS.items():
+                self.assertEqual(git(dest, "rev-parse", "main:" + path).strip(), blob, path)
+            self.assertIn("Copyright (c) 2023 Simon Boehm", git(dest, "show", "main:LICENSE.sgemm-cuda"))
             for b in expected["branches"]:
                 log = git(dest, "log", "--format=%s", "main.." + b["branch"]).splitlines()
                 self.assertEqual(log, [b["message"]], b["branch"])
                 changed = set(git(dest, "diff", "--name-only", "main", b["branch"]).split())
                 self.assertTrue(changed, b["branch"])
-                if b["branch"] == "docs-only":
+                if b["branch"].startswith("sgemm-"):  # a kernel and its launch: kgate.json only
+                    self.assertEqual(changed, {"kgate.json"})
+                elif b["branch"] == "docs-only":
                     self.assertEqual(changed, {"README.md"})
                 elif b["branch"] == "comment-only":
                     self.assertEqual(changed, {"csrc/reduction_kernel.cu", "csrc/vectorAdd.cu"})
@@ -97,7 +113,7 @@ class VerdictTable(unittest.TestCase):
             self.assertEqual(run.returncode, 0, run.stderr)
             rows = {line.split("|")[1].strip(): line for line in run.stdout.splitlines()
                     if line.startswith("| ") and not line.startswith("| branch")}
-            self.assertIn("Device: NVIDIA H200. 2 of 7", run.stdout)
+            self.assertIn("Device: NVIDIA H200. 2 of 10", run.stdout)
             self.assertTrue(rows["faster-reduce6"].endswith("| yes |"), rows["faster-reduce6"])
             self.assertTrue(rows["docs-only"].endswith("| yes |"), rows["docs-only"])
             self.assertIn("**no**: no 'past the end' in the reasons", rows["overrun-vector-add"])

@@ -98,9 +98,10 @@ run_if deployment_gap 300 bash "$D/src/bench/gpu/deployment_gap.sh" examples/llm
 [ -f "$OUT/pytorch.json" ] && export PYTORCH_JSON="$OUT/pytorch.json"
 run_if sweep_gap 540 bash "$D/src/bench/gpu/sweep_gap.sh" "$D/bin/kgate" examples/llm-ops "$OUT"
 run_if workload_tests 590 "$D/bin/agent_gpu_tests" --gtest_filter='InModelGpu*'
-# Kernels nobody on kgate wrote (bench/thirdparty: NVIDIA's CUDA samples reduction and vectorAdd),
-# one branch per kind of change, each gated against main: OUT/thirdparty/verdicts.md compares
-# each verdict and reason with bench/thirdparty/expected.json. Needs git and nvcc. ~5 minutes.
+# Kernels nobody on kgate wrote (bench/thirdparty: NVIDIA's CUDA samples reduction and vectorAdd,
+# SGEMM_CUDA's kernels 1, 2 and 4), one branch per kind of change, each gated against main:
+# OUT/thirdparty/verdicts.md compares each verdict and reason with bench/thirdparty/expected.json.
+# Needs git and nvcc. ~5 minutes for the 7 branches before SGEMM_CUDA's 3 came (not timed since).
 run_if thirdparty 590 bash -c 'rm -rf /tmp/kgate-thirdparty && bash "$1/src/bench/thirdparty/make_repo.sh" /tmp/kgate-thirdparty > /dev/null && bash "$1/src/bench/thirdparty/run_verdicts.sh" "$1/bin/kgate" /tmp/kgate-thirdparty "$2/thirdparty"' _ "$D" "$OUT"
 # The tuner on bench/thirdparty's kernels with no tunables declared (block size, launch bounds,
 # register caps, unroll pragmas, cache hints), each episode profiled: OUT/untuned/untuned.md.

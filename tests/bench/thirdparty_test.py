@@ -33,6 +33,11 @@ def without_comments(source):
                                         for l in source.splitlines()) if line)
 
 
+def sgemm_impl(manifest_text):
+    kernels = json.loads(without_comments(manifest_text))["kernels"]
+    return next(k for k in kernels if k["name"] == "sgemm")["impl"]["cuda"]
+
+
 def git(repo, *args):
     return subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True,
                           check=True).stdout
@@ -67,6 +72,12 @@ class MakeRepo(unittest.TestCase):
                 self.assertTrue(changed, b["branch"])
                 if b["branch"].startswith("sgemm-"):  # a kernel and its launch: kgate.json only
                     self.assertEqual(changed, {"kgate.json"})
+                    old, new = (sgemm_impl(git(dest, "show", rev + ":kgate.json"))
+                                for rev in ("main", b["branch"]))
+                    self.assertNotEqual(old["entry"], new["entry"], b["branch"])
+                    # The stale launch is main's, to the letter; the others bring their own.
+                    stale = b["branch"].endswith("-stale-launch")
+                    self.assertEqual(old["launch"] == new["launch"], stale, b["branch"])
                 elif b["branch"] == "docs-only":
                     self.assertEqual(changed, {"README.md"})
                 elif b["branch"] == "comment-only":

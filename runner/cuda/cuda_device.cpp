@@ -260,6 +260,19 @@ Result<std::unique_ptr<LoadedKernel>> CudaDevice::load(const Program& program) {
   return std::unique_ptr<LoadedKernel>(std::move(kernel.value()));
 }
 
+namespace {
+
+// "grid 64x2x1, block 1024x1x1, 0 bytes shared": with the error, what a launch
+// the kernel did not expect (a stale launch beside a new kernel) looks like.
+std::string launch_text(const LaunchDims& d) {
+  return "grid " + std::to_string(d.grid[0]) + "x" + std::to_string(d.grid[1]) + "x" +
+         std::to_string(d.grid[2]) + ", block " + std::to_string(d.block[0]) + "x" +
+         std::to_string(d.block[1]) + "x" + std::to_string(d.block[2]) + ", " +
+         std::to_string(d.shared_bytes) + " bytes shared";
+}
+
+}  // namespace
+
 Status CudaDevice::launch_async(CUfunction function, const LaunchDims& d,
                                 const std::vector<ArgSlot>& args) {
   if (d.shared_bytes > 48 * 1024)
@@ -274,11 +287,7 @@ Status CudaDevice::launch_async(CUfunction function, const LaunchDims& d,
                                   d.block[2], d.shared_bytes, stream_,
                                   params.empty() ? nullptr : params.data(), nullptr);
   if (r != CUDA_SUCCESS)
-    return Error::infrastructure(
-        "cuLaunchKernel (grid " + std::to_string(d.grid[0]) + "x" + std::to_string(d.grid[1]) +
-        "x" + std::to_string(d.grid[2]) + ", block " + std::to_string(d.block[0]) + "x" +
-        std::to_string(d.block[1]) + "x" + std::to_string(d.block[2]) + ", " +
-        std::to_string(d.shared_bytes) + " bytes shared): " + describe(r));
+    return Error::infrastructure("cuLaunchKernel (" + launch_text(d) + "): " + describe(r));
   return {};
 }
 
@@ -287,7 +296,14 @@ Status CudaDevice::launch(LoadedKernel& kernel, const LaunchDims& dims,
   // cuLaunchKernel refuses a grid of 0 blocks; an empty shape's launch does nothing.
   if (dims.empty()) return {};
   KGATE_RETURN_IF_ERROR(launch_async(static_cast<CudaKernel&>(kernel).function(), dims, args));
-  return sync("running the kernel");
+  CUresult r = c_->cuStreamSynchronize(stream_);
+  if (r == CUDA_SUCCESS) return {};
+  std::string why = "running the kernel (" + launch_text(dims) + "): " + describe(r);
+  if (r == CUDA_ERROR_ASSERT)
+    why +=
+        "; an assert in the kernel failed: check that this launch is the one the kernel "
+        "assumes (block size, grid order, shared memory)";
+  return Error::infrastructure(why);
 }
 
 Result<TimedSample> CudaDevice::time_function(CUfunction function, const LaunchDims& dims,

@@ -155,6 +155,24 @@ TEST_F(PlantedKernelTest, OutOfBoundsWriteIsAnIllegalAddress) {
       "  if (i == n - 1) out[i + (1ll << 36)] = 1.0f;\n}\n");
   EXPECT_EQ(m.status, MeasureStatus::kFail);
   EXPECT_NE(m.reason.find("ILLEGAL_ADDRESS"), std::string::npos) << m.reason;
+  // The launch it failed with: 391 blocks of 256 for n = 100000.
+  EXPECT_NE(m.reason.find("grid 391x1x1, block 256x1x1"), std::string::npos) << m.reason;
+}
+
+// A kernel whose assert rules out the manifest's launch (a kernel changed
+// without its launch): the failure names the assert and the launch.
+TEST_F(PlantedKernelTest, AFailedAssertNamesTheLaunchItRanWith) {
+  REQUIRE_GPU();
+  auto m = run_planted(
+      "#include <cassert>\n"
+      "extern \"C\" __global__ void twice(float* out, const float* x, int n) {\n"
+      "  assert(blockDim.x == 512);\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) out[i] = 2.0f * x[i];\n}\n");
+  EXPECT_EQ(m.status, MeasureStatus::kFail);
+  EXPECT_NE(m.reason.find("CUDA_ERROR_ASSERT"), std::string::npos) << m.reason;
+  EXPECT_NE(m.reason.find("grid 391x1x1, block 256x1x1"), std::string::npos) << m.reason;
+  EXPECT_NE(m.reason.find("an assert in the kernel failed"), std::string::npos) << m.reason;
 }
 
 TEST_F(PlantedKernelTest, AHangIsStoppedAtTheTimeLimit) {

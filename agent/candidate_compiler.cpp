@@ -75,7 +75,9 @@ std::string CandidateCompiler::undeclared_entries(const Program& program) {
   }
   std::string extra;
   for (const ModuleSymbol& s : *symbols) {
-    if (!s.entry || allowed->count(s.name)) continue;
+    // The entry as this candidate's tunables instantiate it ("f<32, 4>" for a
+    // declared "f<BM, BK>") is the entry, whatever the original instantiated.
+    if (!s.entry || allowed->count(s.name) || s.name == program.entry) continue;
     bool declared = false;
     for (const std::string& entry : *allowed) declared |= symbol_matches(s, entry);
     if (declared) continue;

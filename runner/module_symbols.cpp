@@ -136,7 +136,10 @@ Result<std::vector<ModuleSymbol>> parse_module_symbols(std::string_view elf, Mod
       const uint8_t binding = info >> 4;
       if (kind == ModuleKind::kCubin) {
         if (section_name(shndx).rfind(".text.", 0) != 0) continue;
-        sym.entry = (other & kStoCudaEntry) != 0;
+        // The probe that kgate's nvcc compile appends to find a template-id
+        // entry (runner/cuda/entry_symbol.cpp, `kgate_entry_probe`) is a
+        // kernel nobody launches, not one the source defines.
+        sym.entry = (other & kStoCudaEntry) != 0 && sym.name.rfind("_Z17kgate_entry_probe", 0) != 0;
       } else {
         sym.entry = binding == kStbGlobal;
       }

@@ -10,6 +10,7 @@
 #include "core/file_util.h"
 #include "core/manifest_loader.h"
 #include "runner/cuda/cuda_backend.h"
+#include "runner/cuda/cuda_toolkit.h"
 #include "runner/host/host_backend.h"
 #include "support/test_support.h"
 
@@ -56,6 +57,55 @@ __device__ __noinline__ float helper_function(float x) { return 2 * x; }
   ASSERT_TRUE(f.ok()) << f.error().message;
   ASSERT_TRUE(f->ok) << f->digest;
   EXPECT_EQ(f->undeclared, "");
+}
+
+// A tuner's candidate of a template-id entry ("lib::scale<float, BLOCK,
+// (BLOCK >= 128)>") instantiates it with other tunables than the original:
+// that instance is the entry, and nvcc's entry probe is kgate's own. Before,
+// every such candidate was refused as defining undeclared kernels (SGEMM_CUDA's
+// sgemm1DBlocktiling<BM, BN, BK, TM> on the H200: every iteration invalid).
+TEST_F(CandidateRulesTest, ATemplateEntryWithOtherTunablesDeclaresNothingNew) {
+  for (const std::string compiler : {"nvrtc", "nvcc"}) {
+    SCOPED_TRACE(compiler);
+    if (compiler == "nvcc" && !cuda::nvcc_path().ok()) continue;
+    testing::TempDir dir;
+    std::filesystem::copy(testing::fixtures_dir() / "templated", dir.path(),
+                          std::filesystem::copy_options::recursive);
+    auto text = read_file(dir / "kgate.json");
+    ASSERT_TRUE(text.ok());
+    std::string manifest = *text;
+    const std::string cuda_impl = R"("cuda": {"source": "csrc/scale.cu",)";
+    ASSERT_NE(manifest.find(cuda_impl), std::string::npos);
+    manifest.replace(manifest.find(cuda_impl), cuda_impl.size(),
+                     cuda_impl + R"( "compile": {"compiler": ")" + compiler + R"("},)");
+    testing::write(dir / "kgate.json", manifest);
+    Manifest m = load(dir.path());
+    const Kernel& k = *m.kernel("scale");
+    auto backend = make_cuda_backend("sm_90");
+    CandidateCompiler compiler_under_test(m, k, *backend);
+    for (int64_t block : {128, 64}) {  // the original is 256
+      Candidate retuned;
+      retuned.tunables = k.implementation("cuda")->default_tunables();
+      retuned.tunables["BLOCK"] = block;
+      auto c = compiler_under_test.compile(retuned);
+      ASSERT_TRUE(c.ok()) << c.error().message;
+      ASSERT_TRUE(c->ok) << c->digest;
+      EXPECT_EQ(c->undeclared, "") << "BLOCK=" << block;
+    }
+    // A second kernel is still found beside the retuned entry.
+    Candidate extra;
+    extra.tunables = k.implementation("cuda")->default_tunables();
+    extra.tunables["BLOCK"] = 128;
+    auto source = read_file(dir / "csrc/scale.cu");
+    ASSERT_TRUE(source.ok());
+    extra.source_text = *source + "\nextern \"C\" __global__ void sneaky(float* a) { a[0] = 0; }\n";
+    auto c = compiler_under_test.compile(extra);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    ASSERT_TRUE(c->ok) << c->digest;
+    EXPECT_NE(c->undeclared.find("sneaky"), std::string::npos) << c->undeclared;
+    EXPECT_EQ(c->undeclared.find("kgate_entry_probe"), std::string::npos) << c->undeclared;
+    EXPECT_EQ(c->undeclared.find("`lib::scale<float, 128"), std::string::npos) << c->undeclared;
+  }
 }
 
 TEST_F(CandidateRulesTest, HostExportedFunctionsTheManifestDoesNotDeclareAreRefused) {

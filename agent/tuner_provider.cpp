@@ -60,8 +60,14 @@ std::string full_key(const Settings& s, const nlohmann::json& launch, const std:
   return key_of(s) + "|L:" + (launch.is_object() && !launch.empty() ? launch.dump() : "") +
          "|S:" + sha;
 }
+// The source as the answer's code block gives it back: a fenced block ends
+// its body with a newline, so a file without a final one comes back with one.
+// Keys hash this text, the one the candidate's record hashes.
+std::string as_answered(const std::string& source) {
+  return source.empty() || source.back() == '\n' ? source : source + "\n";
+}
 std::string sha16(const std::string& text) {
-  return sha256_hex(text).substr(0, 16);
+  return sha256_hex(as_answered(text)).substr(0, 16);
 }
 
 std::string describe_changes(const Settings& from, const Settings& to) {
@@ -528,9 +534,7 @@ class Tuner : public AgentProvider {
     out << "RISKS: " << pick->risks << ".\n\n";
     std::string lang = backend == "cuda" ? "cuda" : "cpp";
     const std::string& src = pick->source ? *pick->source : best_source;
-    out << "```" << lang << "\n" << src;
-    if (!src.empty() && src.back() != '\n') out << "\n";
-    out << "```\n\n```json\n";
+    out << "```" << lang << "\n" << as_answered(src) << "```\n\n```json\n";
     nlohmann::json settings = {{"tunables", nlohmann::json::object()},
                                {"flags", pick->settings.second}};
     for (const auto& [n, v] : pick->settings.first) settings["tunables"][n] = v;

@@ -8,10 +8,12 @@
 
 #include <cmath>
 #include <functional>
+#include <set>
 
 #include "agent/agent_answer.h"
 #include "agent/agent_request.h"
 #include "agent/tuner_provider.h"
+#include "core/hash.h"
 
 namespace kgate {
 namespace {
@@ -145,6 +147,30 @@ TEST(TunerSearch, APairMoveFollowsWhenSingleStepsAreTried) {
   Variables p =
       proposal(context(kRowKernel, best, "memory-bound", {{vec8, true}, {unroll2, false}}));
   EXPECT_EQ(p, (Variables{{"BLOCK", 128}, {"UNROLL", 2}, {"VEC", 8}}));
+}
+
+// A file without a final newline (SGEMM_CUDA's kernels) comes back from the
+// answer's code block with one. The candidate's recorded source hash is of
+// that text: the tuner must know its own move as tried, not propose it again
+// every iteration (as it did on the H200 before).
+TEST(TunerSearch, AMoveOnASourceWithoutAFinalNewlineIsNotProposedTwice) {
+  json ctx = context(kRowKernel, {{"BLOCK", 256}, {"UNROLL", 1}, {"VEC", 1}}, "memory-bound");
+  ctx["best"]["source"] = "__global__ void k() {}";  // no final newline
+  std::set<Variables> proposed;
+  for (int i = 0; i < 4; ++i) {
+    AgentAnswer answer = parse_agent_answer(ask(ctx));
+    ASSERT_TRUE(answer.code) << "iteration " << i;
+    EXPECT_TRUE(proposed.insert(answer.tunables).second) << "proposed again at iteration " << i + 1;
+    json t = json::object();
+    for (const auto& [n, v] : answer.tunables) t[n] = v;
+    ctx["tried"].push_back({{"iteration", i + 1},
+                            {"tunables", t},
+                            {"flags", json::array()},
+                            {"source_sha256", sha256_hex(*answer.code).substr(0, 16)},
+                            {"outcome", "no-gain"},
+                            {"speedup", 1.0},
+                            {"accepted", false}});
+  }
 }
 
 TEST(TunerSearch, MomentumContinuesTheLastKeptChange) {

@@ -43,6 +43,11 @@ std::string rerun_command(const std::string& repository, const std::string& work
   return command;
 }
 
+// What finds a job's check run again on a later attempt.
+std::string check_run_external_id(const StoredJob& job) {
+  return "kgate-job-" + std::to_string(job.id);
+}
+
 }  // namespace
 
 ActionsDispatcher::ActionsDispatcher(ActionsDispatchOptions options)
@@ -77,10 +82,6 @@ nlohmann::json ActionsDispatcher::request_body(const StoredJob& job,
     if (!spec.requested_by.empty()) inputs["requested_by"] = spec.requested_by;
   }
   return {{"ref", options_.ref}, {"inputs", inputs}, {"return_run_details", true}};
-}
-
-std::string ActionsDispatcher::check_run_external_id(const StoredJob& job) {
-  return "kgate-job-" + std::to_string(job.id);
 }
 
 Result<std::string> ActionsDispatcher::find_queued_check_run(const StoredJob& job) {

@@ -62,7 +62,6 @@ class ActionsDispatcher : public JobExecutor {
   // The id of a check run an earlier attempt of this job queued on its head
   // (found by external_id); empty when there is none or it cannot be read.
   Result<std::string> find_queued_check_run(const StoredJob& job);
-  static std::string check_run_external_id(const StoredJob& job);
   void complete_check_run(const std::string& repository, const std::string& id,
                           const std::string& conclusion, const std::string& summary);
 

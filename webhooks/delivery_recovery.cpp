@@ -55,7 +55,7 @@ Result<RecoverySweep> DeliveryRecovery::sweep(
           item.contains("delivered_at") && item["delivered_at"].is_string()
               ? static_cast<double>(bot::parse_github_time(item["delivered_at"].get<std::string>()))
               : 0;
-      a.status_code = item.value("status_code", nlohmann::json()).is_number_integer()
+      a.status_code = item.contains("status_code") && item["status_code"].is_number_integer()
                           ? item["status_code"].get<int>()
                           : 0;
       if (a.delivered_at < from) {

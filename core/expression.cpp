@@ -4,13 +4,36 @@
 #include <optional>
 
 namespace kgate {
+namespace {
+
+// The functions expressions may call; arity 0: two or more arguments.
+struct Function {
+  std::string_view name;
+  int arity;
+};
+constexpr Function kFunctions[] = {{"ceil_div", 2}, {"round_up", 2},  {"min", 0},       {"max", 0},
+                                   {"abs", 1},      {"ceil_log2", 1}, {"floor_log2", 1}};
+
+const Function* find_function(std::string_view name) {
+  for (const Function& f : kFunctions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+std::string function_names() {
+  std::string out;
+  for (const Function& f : kFunctions) out += (out.empty() ? "" : ", ") + std::string(f.name);
+  return out;
+}
+
+}  // namespace
 
 class ExpressionParser {
  public:
   ExpressionParser(std::string_view text, Expression& out) : text_(text), out_(out) {}
 
   Status parse() {
-    auto root = parse_or();
+    auto root = parse_conditional();
     if (!root.ok()) return root.error();
     skip_space();
     if (pos_ != text_.size()) return fail("unexpected '" + std::string(1, text_[pos_]) + "'");
@@ -56,6 +79,19 @@ class ExpressionParser {
     return static_cast<int>(out_.nodes_.size()) - 1;
   }
 
+  // cond ? a : b, right to left as in C; only the chosen side is evaluated.
+  Result<int> parse_conditional() {
+    auto condition = parse_or();
+    if (!condition.ok()) return condition;
+    if (!accept('?')) return condition;
+    auto when_true = parse_conditional();
+    if (!when_true.ok()) return when_true;
+    if (!accept(':')) return fail("expected ':' after the '?' branch");
+    auto when_false = parse_conditional();
+    if (!when_false.ok()) return when_false;
+    return add(Op::kConditional, {*condition, *when_true, *when_false});
+  }
+
   Result<int> parse_or() {
     auto left = parse_and();
     if (!left.ok()) return left;
@@ -68,12 +104,46 @@ class ExpressionParser {
   }
 
   Result<int> parse_and() {
-    auto left = parse_compare();
+    auto left = parse_bit_or();
     if (!left.ok()) return left;
     while (accept2("&&")) {
-      auto right = parse_compare();
+      auto right = parse_bit_or();
       if (!right.ok()) return right;
       left = add(Op::kAnd, {*left, *right});
+    }
+    return left;
+  }
+
+  // The bitwise levels, loosest first, as C orders them: | then ^ then &.
+  Result<int> parse_bit_or() {
+    auto left = parse_bit_xor();
+    if (!left.ok()) return left;
+    while (accept_alone('|', '|')) {
+      auto right = parse_bit_xor();
+      if (!right.ok()) return right;
+      left = add(Op::kBitOr, {*left, *right});
+    }
+    return left;
+  }
+
+  Result<int> parse_bit_xor() {
+    auto left = parse_bit_and();
+    if (!left.ok()) return left;
+    while (accept('^')) {
+      auto right = parse_bit_and();
+      if (!right.ok()) return right;
+      left = add(Op::kBitXor, {*left, *right});
+    }
+    return left;
+  }
+
+  Result<int> parse_bit_and() {
+    auto left = parse_compare();
+    if (!left.ok()) return left;
+    while (accept_alone('&', '&')) {
+      auto right = parse_compare();
+      if (!right.ok()) return right;
+      left = add(Op::kBitAnd, {*left, *right});
     }
     return left;
   }
@@ -84,17 +154,17 @@ class ExpressionParser {
     if (accept2("!=")) return Op::kNe;
     if (accept2("<=")) return Op::kLe;
     if (accept2(">=")) return Op::kGe;
-    if (accept('<')) return Op::kLt;
-    if (accept('>')) return Op::kGt;
+    if (accept_alone('<', '<')) return Op::kLt;
+    if (accept_alone('>', '>')) return Op::kGt;
     return std::nullopt;
   }
 
   Result<int> parse_compare() {
-    auto left = parse_sum();
+    auto left = parse_shift();
     if (!left.ok()) return left;
     auto op = accept_comparison();
     if (!op) return left;
-    auto right = parse_sum();
+    auto right = parse_shift();
     if (!right.ok()) return right;
     size_t at = pos_;
     if (accept_comparison()) {
@@ -103,6 +173,23 @@ class ExpressionParser {
       return fail("comparisons do not chain; write a < b && b < c");
     }
     return add(*op, {*left, *right});
+  }
+
+  Result<int> parse_shift() {
+    auto left = parse_sum();
+    if (!left.ok()) return left;
+    while (true) {
+      Op op;
+      if (accept2("<<"))
+        op = Op::kShiftLeft;
+      else if (accept2(">>"))
+        op = Op::kShiftRight;
+      else
+        return left;
+      auto right = parse_sum();
+      if (!right.ok()) return right;
+      left = add(op, {*left, *right});
+    }
   }
 
   Result<int> parse_sum() {
@@ -152,6 +239,11 @@ class ExpressionParser {
       if (!operand.ok()) return operand;
       return add(Op::kNot, {*operand});
     }
+    if (accept('~')) {
+      auto operand = parse_unary();
+      if (!operand.ok()) return operand;
+      return add(Op::kBitNot, {*operand});
+    }
     return parse_primary();
   }
 
@@ -163,7 +255,7 @@ class ExpressionParser {
     if (std::isdigit(static_cast<unsigned char>(c))) return parse_number();
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') return parse_name();
     if (accept('(')) {
-      auto inner = parse_or();
+      auto inner = parse_conditional();
       if (!inner.ok()) return inner;
       if (!accept(')')) return fail("expected ')'");
       return inner;
@@ -194,18 +286,19 @@ class ExpressionParser {
       ++pos_;
     std::string name(text_.substr(start, pos_ - start));
     if (!accept('(')) return add(Op::kVariable, {}, 0, name);
-    if (name != "ceil_div" && name != "min" && name != "max")
-      return fail("unknown function '" + name + "' (known: ceil_div, min, max)");
+    const Function* function = find_function(name);
+    if (!function) return fail("unknown function '" + name + "' (known: " + function_names() + ")");
     std::vector<int> args;
     do {
-      auto arg = parse_or();
+      auto arg = parse_conditional();
       if (!arg.ok()) return arg;
       args.push_back(*arg);
     } while (accept(','));
     if (!accept(')')) return fail("expected ',' or ')' in the call of " + name);
-    if (name == "ceil_div" && args.size() != 2)
-      return fail("ceil_div takes 2 arguments, got " + std::to_string(args.size()));
-    if (name != "ceil_div" && args.size() < 2) return fail(name + " takes at least 2 arguments");
+    if (function->arity > 0 && args.size() != static_cast<size_t>(function->arity))
+      return fail(name + " takes " + std::to_string(function->arity) + " argument" +
+                  (function->arity == 1 ? "" : "s") + ", got " + std::to_string(args.size()));
+    if (function->arity == 0 && args.size() < 2) return fail(name + " takes at least 2 arguments");
     return add(Op::kCall, std::move(args), 0, name);
   }
 
@@ -252,6 +345,11 @@ Result<int64_t> Expression::evaluate_node(int index, const Variables& variables)
       }
       return it->second;
     }
+    case Op::kConditional: {
+      auto condition = evaluate_node(node.children[0], variables);
+      if (!condition.ok()) return condition;
+      return evaluate_node(node.children[*condition != 0 ? 1 : 2], variables);
+    }
     case Op::kAnd:
     case Op::kOr: {
       // The left operand decides where it can, as in C.
@@ -279,6 +377,22 @@ Result<int64_t> Expression::evaluate_node(int index, const Variables& variables)
       return result;
     case Op::kNot:
       return int64_t{args[0] == 0};
+    case Op::kBitNot:
+      return ~args[0];
+    case Op::kBitAnd:
+      return args[0] & args[1];
+    case Op::kBitOr:
+      return args[0] | args[1];
+    case Op::kBitXor:
+      return args[0] ^ args[1];
+    case Op::kShiftLeft:
+    case Op::kShiftRight:
+      if (args[1] < 0 || args[1] > 62)
+        return fail("shift by " + std::to_string(args[1]) + " (expected 0 to 62)");
+      if (args[0] < 0) return fail("shift of a negative number");
+      if (node.op == Op::kShiftRight) return args[0] >> args[1];
+      if (args[0] > (INT64_MAX >> args[1])) return overflow();
+      return args[0] << args[1];
     case Op::kEq:
       return int64_t{args[0] == args[1]};
     case Op::kNe:
@@ -306,11 +420,24 @@ Result<int64_t> Expression::evaluate_node(int index, const Variables& variables)
       if (args[0] == INT64_MIN && args[1] == -1) return overflow();
       return node.op == Op::kDiv ? args[0] / args[1] : args[0] % args[1];
     case Op::kCall:
-      if (node.name == "ceil_div") {
-        if (args[1] == 0) return fail("division by zero in ceil_div");
-        if (args[0] < 0 || args[1] < 0) return fail("ceil_div needs non-negative arguments");
+      if (node.name == "ceil_div" || node.name == "round_up") {
+        if (args[1] == 0) return fail("division by zero in " + node.name);
+        if (args[0] < 0 || args[1] < 0) return fail(node.name + " needs non-negative arguments");
         if (__builtin_add_overflow(args[0], args[1] - 1, &result)) return overflow();
-        return result / args[1];
+        result /= args[1];
+        if (node.name == "round_up" && __builtin_mul_overflow(result, args[1], &result))
+          return overflow();
+        return result;
+      }
+      if (node.name == "abs") {
+        if (args[0] == INT64_MIN) return overflow();
+        return args[0] < 0 ? -args[0] : args[0];
+      }
+      if (node.name == "ceil_log2" || node.name == "floor_log2") {
+        if (args[0] < 1) return fail(node.name + " needs a positive argument");
+        int64_t floor_log = 63 - __builtin_clzll(static_cast<uint64_t>(args[0]));
+        bool power_of_two = (args[0] & (args[0] - 1)) == 0;
+        return node.name == "floor_log2" || power_of_two ? floor_log : floor_log + 1;
       }
       result = args[0];
       for (int64_t a : args)

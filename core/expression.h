@@ -3,16 +3,24 @@
 // values written over shape variables and tunables, and the constraints
 // between tunables ("BM % TM == 0").
 //
-//   expr    := or
+//   expr    := or ('?' expr ':' expr)?
 //   or      := and ('||' and)*
-//   and     := compare ('&&' compare)*
-//   compare := sum (('==' | '!=' | '<' | '<=' | '>' | '>=') sum)?
+//   and     := bitor ('&&' bitor)*
+//   bitor   := bitxor ('|' bitxor)*
+//   bitxor  := bitand ('^' bitand)*
+//   bitand  := compare ('&' compare)*
+//   compare := shift (('==' | '!=' | '<' | '<=' | '>' | '>=') shift)?
+//   shift   := sum (('<<' | '>>') sum)*
 //   sum     := term (('+' | '-') term)*
 //   term    := unary (('*' | '/' | '%') unary)*
-//   unary   := '-' unary | '!' unary | primary
+//   unary   := '-' unary | '!' unary | '~' unary | primary
 //   primary := INTEGER | NAME | NAME '(' expr (',' expr)* ')' | '(' expr ')'
 //
-// Functions: ceil_div(a, b), min(a, b, ...), max(a, b, ...).
+// The levels and their order are C's. Functions: ceil_div(a, b),
+// round_up(a, b), min(a, b, ...), max(a, b, ...), abs(a), ceil_log2(a),
+// floor_log2(a). A conditional evaluates only the side it chooses, so
+// "n > 0 ? total / n : 0" never divides by zero. Shifts take counts 0 to 62
+// of non-negative numbers.
 // Comparisons, '&&', '||' and '!' yield 1 or 0, as in C; a comparison does
 // not chain (a < b < c is an error: write a < b && b < c); '&&' and '||'
 // stop at their left operand when it decides ("TM != 0 && BM % TM == 0"
@@ -63,7 +71,14 @@ class Expression {
     kGt,
     kGe,
     kAnd,
-    kOr
+    kOr,
+    kConditional,
+    kBitAnd,
+    kBitOr,
+    kBitXor,
+    kBitNot,
+    kShiftLeft,
+    kShiftRight
   };
   struct Node {
     Op op;

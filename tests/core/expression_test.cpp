@@ -106,9 +106,56 @@ TEST(Expression, LogicStopsAtTheDecidingOperand) {
 TEST(Expression, ComparisonErrorsAreClear) {
   EXPECT_NE(eval_error("1 < 2 < 3").find("do not chain"), std::string::npos);
   EXPECT_NE(eval_error("a = 1", {{"a", 1}}).find("unexpected '='"), std::string::npos);
-  EXPECT_NE(eval_error("1 & 1").find("unexpected '&'"), std::string::npos);
+  EXPECT_NE(eval_error("1 @ 1").find("unexpected '@'"), std::string::npos);
   EXPECT_NE(eval_error("1 ==").find("ended"), std::string::npos);
   EXPECT_NE(eval_error("!= 1").find("found '!'"), std::string::npos);
+}
+
+TEST(Expression, ConditionalChoosesOneSideAndEvaluatesOnlyIt) {
+  Variables v{{"cols", 512}};
+  EXPECT_EQ(eval("cols < 1024 ? 32 : 1024", v), 32);
+  EXPECT_EQ(eval("cols >= 512 ? 1024 : 32", v), 1024);
+  // Right to left, as in C: a ? b : (c ? d : e).
+  EXPECT_EQ(eval("cols < 64 ? 1 : cols < 1024 ? 2 : 3", v), 2);
+  EXPECT_EQ(eval("(cols > 0 ? cols : 1) * 2", v), 1024);
+  // The side not chosen is not evaluated: no division by zero.
+  EXPECT_EQ(eval("cols == 0 ? 0 : 4096 / cols", v), 8);
+  EXPECT_EQ(eval("cols != 0 ? 7 : 1 / 0", v), 7);
+  EXPECT_NE(eval_error("cols ? 1", v).find("expected ':'"), std::string::npos);
+}
+
+TEST(Expression, BitwiseAndShiftsFollowCPrecedence) {
+  EXPECT_EQ(eval("1 << 10"), 1024);
+  EXPECT_EQ(eval("1024 >> 3"), 128);
+  EXPECT_EQ(eval("1 << 2 + 1"), 8);  // + binds tighter than <<
+  EXPECT_EQ(eval("6 & 3"), 2);
+  EXPECT_EQ(eval("6 | 3"), 7);
+  EXPECT_EQ(eval("6 ^ 3"), 5);
+  EXPECT_EQ(eval("~0"), -1);
+  EXPECT_EQ(eval("1 | 2 & 4"), 1);   // & binds tighter than |
+  EXPECT_EQ(eval("5 & 1 == 1"), 1);  // == binds tighter than &, as in C
+  EXPECT_EQ(eval("1 << 3 < 9"), 1);
+  EXPECT_EQ(eval("1 && 2 | 0"), 1);
+  // The magic numbers of a division by a constant (ggml's fastdiv): exact in 64 bits.
+  Variables d{{"d", 4097}};
+  EXPECT_EQ(eval("((1 << 32) * ((1 << ceil_log2(d)) - d)) / d + 1", d), 4292870656);
+  EXPECT_NE(eval_error("1 << 63").find("shift by 63"), std::string::npos);
+  EXPECT_NE(eval_error("-1 << 2").find("negative"), std::string::npos);
+  EXPECT_NE(eval_error("(1 << 62) << 1").find("overflow"), std::string::npos);
+}
+
+TEST(Expression, MoreFunctions) {
+  EXPECT_EQ(eval("round_up(1000, 256)"), 1024);
+  EXPECT_EQ(eval("round_up(1024, 256)"), 1024);
+  EXPECT_EQ(eval("abs(3 - 10)"), 7);
+  EXPECT_EQ(eval("ceil_log2(1)"), 0);
+  EXPECT_EQ(eval("ceil_log2(4096)"), 12);
+  EXPECT_EQ(eval("ceil_log2(4097)"), 13);
+  EXPECT_EQ(eval("floor_log2(4097)"), 12);
+  EXPECT_NE(eval_error("ceil_log2(0)").find("positive"), std::string::npos);
+  EXPECT_NE(eval_error("abs(1, 2)").find("abs takes 1 argument, got 2"), std::string::npos);
+  EXPECT_NE(eval_error("pow(2, 3)").find("unknown function 'pow' (known: ceil_div, round_up"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -87,6 +87,19 @@ void load_range_as_double(DType type, const void* data, int64_t begin, int64_t e
       return load_range<int32_t>(data, begin, end, out, [](int32_t v) { return double(v); });
     case DType::kUInt8:
       return load_range<uint8_t>(data, begin, end, out, [](uint8_t v) { return double(v); });
+    case DType::kInt8:
+      return load_range<int8_t>(data, begin, end, out, [](int8_t v) { return double(v); });
+    case DType::kBool:
+      return load_range<uint8_t>(data, begin, end, out, [](uint8_t v) { return double(v != 0); });
+    case DType::kInt16:
+      return load_range<int16_t>(data, begin, end, out, [](int16_t v) { return double(v); });
+    case DType::kUInt16:
+      return load_range<uint16_t>(data, begin, end, out, [](uint16_t v) { return double(v); });
+    case DType::kUInt32:
+      return load_range<uint32_t>(data, begin, end, out, [](uint32_t v) { return double(v); });
+    case DType::kUInt64:
+      return load_range<uint64_t>(data, begin, end, out,
+                                  [](uint64_t v) { return static_cast<double>(v); });
   }
 }
 

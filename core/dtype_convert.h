@@ -56,6 +56,32 @@ void with_store(DType type, Fn&& fn) {
     case DType::kUInt8:
       return fn(
           [](unsigned char* d, int64_t i, double v) { d[i] = static_cast<unsigned char>(v); });
+    case DType::kInt8:
+      return fn([](unsigned char* d, int64_t i, double v) {
+        d[i] = static_cast<unsigned char>(static_cast<int8_t>(v));
+      });
+    case DType::kBool:
+      return fn([](unsigned char* d, int64_t i, double v) { d[i] = v != 0; });
+    case DType::kInt16:
+      return fn([](unsigned char* d, int64_t i, double v) {
+        int16_t x = static_cast<int16_t>(v);
+        std::memcpy(d + i * 2, &x, 2);
+      });
+    case DType::kUInt16:
+      return fn([](unsigned char* d, int64_t i, double v) {
+        uint16_t x = static_cast<uint16_t>(v);
+        std::memcpy(d + i * 2, &x, 2);
+      });
+    case DType::kUInt32:
+      return fn([](unsigned char* d, int64_t i, double v) {
+        uint32_t x = static_cast<uint32_t>(v);
+        std::memcpy(d + i * 4, &x, 4);
+      });
+    case DType::kUInt64:
+      return fn([](unsigned char* d, int64_t i, double v) {
+        uint64_t x = static_cast<uint64_t>(v);
+        std::memcpy(d + i * 8, &x, 8);
+      });
   }
 }
 

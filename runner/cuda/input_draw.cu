@@ -39,6 +39,24 @@ __device__ void store(const DrawSpec& s, void* out, int64_t i, double v) {
     case 6:
       static_cast<unsigned char*>(out)[i] = static_cast<unsigned char>(v);
       return;
+    case 7:
+      static_cast<signed char*>(out)[i] = static_cast<signed char>(v);
+      return;
+    case 8:
+      static_cast<short*>(out)[i] = static_cast<short>(v);
+      return;
+    case 9:
+      static_cast<unsigned short*>(out)[i] = static_cast<unsigned short>(v);
+      return;
+    case 10:
+      static_cast<unsigned int*>(out)[i] = static_cast<unsigned int>(v);
+      return;
+    case 11:
+      static_cast<unsigned long long*>(out)[i] = static_cast<unsigned long long>(v);
+      return;
+    case 12:
+      static_cast<unsigned char*>(out)[i] = v != 0;
+      return;
   }
 }
 
@@ -48,7 +66,7 @@ extern "C" __global__ void kgate_draw_input(DrawSpec spec, void* out) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < spec.count;
        i += stride) {
-    if (spec.distribution == 2 && spec.dtype == 4)
+    if (spec.distribution == 2 && (spec.dtype == 4 || spec.dtype == 11))
       static_cast<long long*>(out)[i] = kgate::input_formula::randint_value(spec, i);
     else
       store(spec, out, i, kgate::input_formula::value(spec, i));

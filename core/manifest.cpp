@@ -38,9 +38,34 @@ const Shape* Kernel::shape(std::string_view name) const {
   return nullptr;
 }
 
-Variables Kernel::variables(const Shape& s, const Variables& tunables) const {
+Result<Variables> Kernel::variables(const Shape& s, const Variables& tunables) const {
   Variables out = s.variables;
   for (const auto& [name, value] : tunables) out[name] = value;
+  for (const LetValue& let : lets) {
+    auto value = let.expression.evaluate(out);
+    if (!value.ok())
+      return Error::bad_input(let.json_path + ": " + value.error().message + " (shape '" + s.name +
+                              "')");
+    out[let.name] = *value;
+  }
+  return out;
+}
+
+namespace {
+
+void collect_leaves(const Arg& arg, std::vector<const Arg*>& out) {
+  if (!arg.is_struct) {
+    out.push_back(&arg);
+    return;
+  }
+  for (const Arg& field : arg.fields) collect_leaves(field, out);
+}
+
+}  // namespace
+
+std::vector<const Arg*> Kernel::leaves() const {
+  std::vector<const Arg*> out;
+  for (const Arg& arg : args) collect_leaves(arg, out);
   return out;
 }
 

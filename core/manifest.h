@@ -19,35 +19,94 @@
 
 #include "core/dtype.h"
 #include "core/expression.h"
+#include "core/status.h"
 
 namespace kgate {
 
-enum class ArgRole { kInput, kOutput, kInOut };
+// kScratch: a workspace the kernel may use; poisoned before each run, its
+// contents afterwards are neither compared nor read back.
+enum class ArgRole { kInput, kOutput, kInOut, kScratch };
 
-// How an input buffer is filled. Never zeros: zeros hide unwritten outputs.
+// One element of a buffer with given contents: a number (float buffers) or
+// an integer expression over the shape's variables.
+struct GivenValue {
+  bool is_number = false;
+  double number = 0;
+  Expression expression = Expression::constant(0);
+};
+
+// How an input buffer is filled. Drawn inputs are never zeros: zeros hide
+// unwritten outputs. Given contents (kValues, kFormula) are what the kernel's
+// contract needs (a descriptor of dims and strides, offsets, indices).
 struct InitSpec {
-  enum class Distribution { kNormal, kUniform, kRandInt };
+  enum class Distribution { kNormal, kUniform, kRandInt, kValues, kFormula };
+  // What a drawn value goes through before it is stored (cos and sin of one
+  // shared angle, a positive scale).
+  enum class Apply { kNone, kCos, kSin, kExp, kAbs };
   Distribution distribution = Distribution::kNormal;
   double mean = 0.0, stddev = 1.0;                  // normal
   double low = -1.0, high = 1.0;                    // uniform
   Expression int_low = Expression::constant(0);     // randint, inclusive
   Expression int_high = Expression::constant(100);  // randint, exclusive
+  bool sorted = false;                              // randint: ascending
+  std::vector<GivenValue> values;                   // kValues: element i is values[i]
+  // kFormula: element i is formula(i) * scale, an integer expression over
+  // the shape's variables, the tunables, the kernel's lets and `i`.
+  Expression formula = Expression::constant(0);
+  double scale = 1.0;
+  // Buffers naming the same `share` draw the same values (a key from the
+  // name, not from the argument's position): cos and sin of one angle.
+  std::string share;
+  Apply apply = Apply::kNone;
+
+  // Drawn on the GPU as on the host (input_formula.h); given contents and
+  // sorted draws are made on the host.
+  bool device_drawable() const {
+    return distribution != Distribution::kValues && distribution != Distribution::kFormula &&
+           !sorted;
+  }
+};
+
+// When an output passes: |out - ref| <= atol + rtol * |ref|, or within `ulp`
+// units in the last place of the output's type at |ref|, or (scale_rel > 0)
+// within scale_rel times the largest |ref| of that output. NaN never passes.
+struct Tolerance {
+  double atol = 1e-3;
+  double rtol = 1e-3;
+  double ulp = 0;        // 0: off
+  double scale_rel = 0;  // 0: off
 };
 
 struct Arg {
-  std::string name;
+  std::string name;  // a struct's fields: "params.ncols"
   DType dtype = DType::kFloat32;
   bool is_buffer = false;  // "T*" in the manifest
   // Buffers:
   ArgRole role = ArgRole::kInput;
   Expression count = Expression::constant(1);
   InitSpec init;
+  // Passed as NULL on the shapes where this is non-zero ("null": true, or an
+  // expression over the shape's variables); such a buffer has no elements.
+  std::optional<Expression> null_when;
+  // Only this side of a change has it (docs/manifest.md, "Changing a
+  // kernel's parameters"): the other side's kernel does not take it.
+  bool one_sided = false;
+  // Outputs: the kernel's tolerance with these fields replaced.
+  std::optional<Tolerance> tolerance;
   // Scalars: integer types take an expression, float types a number or the
   // name of a shape variable (float_variable, non-empty: the value is the
   // shape's, Shape::number).
   Expression int_value = Expression::constant(0);
   double float_value = 0.0;
   std::string float_variable;
+  // A struct passed by value ("type": "struct"): its fields in order (each a
+  // scalar, a buffer or a struct), laid out as the C compiler lays them out.
+  bool is_struct = false;
+  std::vector<Arg> fields;
+  // A scalar the reference takes but the kernel does not (a row count the
+  // kernel reads from its grid): planned and passed to the reference only.
+  bool reference_only = false;
+  int64_t align = 0;      // a struct's alignment when it says one (__align__(16)); 0: its fields'
   std::string json_path;  // "kernels[0].args[2]", for messages
 };
 
@@ -87,6 +146,14 @@ struct Implementation {
   std::vector<Tunable> tunables;
   std::vector<TunableConstraint> constraints;
   std::string json_path;
+  // The other implementations of the manifest built from the same source
+  // with the same compile section and backend: one compile of the file
+  // serves all whose macros agree (runner/cuda/cuda_compiler.cpp).
+  struct Sibling {
+    std::string entry;
+    Variables tunables;  // its defaults
+  };
+  std::vector<Sibling> siblings;
 
   Variables default_tunables() const;
   // The first constraint `tunables` (defaults filling the rest) violates, or
@@ -137,11 +204,6 @@ struct Reference {
   std::optional<Implementation> cuda;
 };
 
-struct Tolerance {
-  double atol = 1e-3;
-  double rtol = 1e-3;
-};
-
 struct TimingSpec {
   int warmup = 5;            // launches before the first sample
   int samples = 30;          // samples per shape for `kgate run`
@@ -185,11 +247,21 @@ struct GatePolicy {
 };
 std::string_view to_string(GatePolicy::Oracle oracle);
 
+// A named value derived from the shape's variables and the tunables ("let":
+// {"block": "cols < 1024 ? 32 : 1024"}), which the kernel's expressions may
+// read like a variable.
+struct LetValue {
+  std::string name;
+  Expression expression;
+  std::string json_path;
+};
+
 struct Kernel {
   std::string name;
   std::string family;  // for the experience store; defaults to the name
   std::vector<Implementation> implementations;
-  std::vector<Arg> args;
+  std::vector<Arg> args;       // the kernel's parameters, in order
+  std::vector<LetValue> lets;  // in an order where each reads only those before it
   std::vector<Shape> shapes;
   Reference reference;
   Tolerance tolerance;
@@ -199,8 +271,12 @@ struct Kernel {
 
   const Implementation* implementation(std::string_view backend) const;
   const Shape* shape(std::string_view name) const;
-  // Shape variables plus tunables: what expressions of this kernel may read.
-  Variables variables(const Shape& shape, const Variables& tunables) const;
+  // Shape variables, tunables and the lets: what expressions of this kernel
+  // may read. An Error when a let does not evaluate (division by zero).
+  Result<Variables> variables(const Shape& shape, const Variables& tunables) const;
+  // Every scalar and buffer the kernel takes, struct fields in their place:
+  // what the reference's parameter list has, in order.
+  std::vector<const Arg*> leaves() const;
 };
 
 struct Manifest {

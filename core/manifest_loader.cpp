@@ -2,17 +2,20 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include "core/arg_loader.h"
+#include "core/argument_plan.h"
 #include "core/entry_name.h"
 #include "core/gate_policy_loader.h"
 #include "core/implementation_loader.h"
 #include "core/manifest_reader.h"
 #include "core/reference_loader.h"
 #include "core/shape_loader.h"
+#include "core/tolerance_loader.h"
 #include "core/workload_spec.h"
 
 namespace kgate {
@@ -48,11 +51,29 @@ class Loader {
   static std::string type_name(const json& j) { return j.type_name(); }
 
   Result<Kernel> load_kernel(const json& k, const std::string& path);
+  Status load_lets(const json& k, const std::string& path, Kernel& kernel) const;
   Status check_expressions(const Kernel& kernel) const;
 
   ManifestReader reader_;
   std::string file_;
 };
+
+// Implementations built from one source with one compile section: one
+// compile of the file serves them all (Implementation::siblings).
+void link_siblings(Manifest& manifest) {
+  auto same_build = [](const Implementation& a, const Implementation& b) {
+    return a.backend == b.backend && a.source == b.source &&
+           a.compile.compiler == b.compile.compiler && a.compile.flags == b.compile.flags &&
+           a.compile.include == b.compile.include &&
+           a.compile.allow_fast_math == b.compile.allow_fast_math;
+  };
+  for (Kernel& kernel : manifest.kernels)
+    for (Implementation& impl : kernel.implementations)
+      for (const Kernel& other : manifest.kernels)
+        for (const Implementation& o : other.implementations)
+          if (&o != &impl && same_build(impl, o) && o.entry != impl.entry)
+            impl.siblings.push_back({o.entry, o.default_tunables()});
+}
 
 Result<Manifest> Loader::load(const json& doc) {
   if (!doc.is_object()) return fail("", "expected a JSON object, got " + type_name(doc));
@@ -73,6 +94,7 @@ Result<Manifest> Loader::load(const json& doc) {
                   "duplicate kernel name '" + kernel->name + "' (kernel names must be unique)");
     manifest.kernels.push_back(std::move(kernel.value()));
   }
+  link_siblings(manifest);
   if (auto gate = doc.find("gate"); gate != doc.end()) {
     auto policy = load_gate_policy(reader_, *gate);
     if (!policy.ok()) return policy.error();
@@ -92,7 +114,7 @@ Result<Kernel> Loader::load_kernel(const json& k, const std::string& path) {
   KGATE_RETURN_IF_ERROR(check_keys(k, path,
                                    {"name", "family", "backend", "source", "entry", "compile",
                                     "launch", "tunables", "constraints", "impl", "args", "shapes",
-                                    "reference", "tolerance", "timing", "description"}));
+                                    "reference", "tolerance", "timing", "description", "let"}));
   Kernel kernel;
   kernel.json_path = path;
   kernel.raw = k;
@@ -135,15 +157,17 @@ Result<Kernel> Loader::load_kernel(const json& k, const std::string& path) {
   if (args == k.end() || !args->is_array() || args->empty())
     return fail(path + ".args", "missing; expected a non-empty array of arguments");
   std::set<std::string> arg_names;
-  bool has_output = false;
   for (size_t i = 0; i < args->size(); ++i) {
     auto arg = load_arg(reader_, (*args)[i], path + ".args[" + std::to_string(i) + "]");
     if (!arg.ok()) return arg.error();
     if (!arg_names.insert(arg->name).second)
       return fail(arg->json_path + ".name", "duplicate argument name '" + arg->name + "'");
-    has_output |= arg->is_buffer && arg->role != ArgRole::kInput;
     kernel.args.push_back(std::move(arg.value()));
   }
+  bool has_output = false;
+  for (const Arg* leaf : kernel.leaves())
+    has_output |=
+        leaf->is_buffer && (leaf->role == ArgRole::kOutput || leaf->role == ArgRole::kInOut);
   if (!has_output)
     return fail(path + ".args",
                 "no output: mark at least one buffer with \"role\": \"output\" or \"inout\"");
@@ -172,15 +196,11 @@ Result<Kernel> Loader::load_kernel(const json& k, const std::string& path) {
   kernel.reference = std::move(loaded_reference.value());
 
   if (auto tolerance = k.find("tolerance"); tolerance != k.end()) {
-    if (!tolerance->is_object()) return fail(path + ".tolerance", "expected an object");
-    KGATE_RETURN_IF_ERROR(check_keys(*tolerance, path + ".tolerance", {"atol", "rtol"}));
-    auto atol = get_number(*tolerance, path + ".tolerance", "atol", kernel.tolerance.atol);
-    if (!atol.ok()) return atol.error();
-    auto rtol = get_number(*tolerance, path + ".tolerance", "rtol", kernel.tolerance.rtol);
-    if (!rtol.ok()) return rtol.error();
-    if (*atol < 0 || *rtol < 0) return fail(path + ".tolerance", "tolerances must be >= 0");
-    kernel.tolerance = {*atol, *rtol};
+    auto loaded = load_tolerance(reader_, *tolerance, path + ".tolerance", kernel.tolerance);
+    if (!loaded.ok()) return loaded.error();
+    kernel.tolerance = *loaded;
   }
+  KGATE_RETURN_IF_ERROR(load_lets(k, path, kernel));
   if (auto timing = k.find("timing"); timing != k.end()) {
     if (!timing->is_object()) return fail(path + ".timing", "expected an object");
     KGATE_RETURN_IF_ERROR(
@@ -221,7 +241,9 @@ Status Loader::check_expressions(const Kernel& kernel) const {
                       "template argument '" + n + "' is a variable of shape '" + s.name +
                           "'; use tunables and constants (one compile serves every shape)");
     for (const Shape& shape : kernel.shapes) {
-      Variables vars = kernel.variables(shape, impl.default_tunables());
+      auto all_vars = kernel.variables(shape, impl.default_tunables());
+      if (!all_vars.ok()) return Error::bad_input(file_ + ": " + all_vars.error().message);
+      const Variables& vars = *all_vars;
       auto eval = [&](const Expression& e, const std::string& path, int64_t min) -> Status {
         for (const std::string& n : e.names())
           if (shape.float_variables.count(n) && !vars.count(n))
@@ -243,9 +265,15 @@ Status Loader::check_expressions(const Kernel& kernel) const {
       };
       // Zero elements or blocks: only where the shape says the kernel handles it.
       const int64_t least = shape.allow_empty ? 0 : 1;
-      for (const Arg& arg : kernel.args) {
+      for (const Arg* leaf : kernel.leaves()) {
+        const Arg& arg = *leaf;
         if (arg.is_buffer) {
-          KGATE_RETURN_IF_ERROR(eval(arg.count, arg.json_path + ".count", least));
+          bool null = false;
+          if (arg.null_when) {
+            KGATE_RETURN_IF_ERROR(eval(*arg.null_when, arg.json_path + ".null", INT64_MIN));
+            null = *arg.null_when->evaluate(vars) != 0;
+          }
+          if (!null) KGATE_RETURN_IF_ERROR(eval(arg.count, arg.json_path + ".count", least));
           if (arg.init.distribution == InitSpec::Distribution::kRandInt) {
             KGATE_RETURN_IF_ERROR(eval(arg.init.int_low, arg.json_path + ".init.low", INT64_MIN));
             KGATE_RETURN_IF_ERROR(eval(arg.init.int_high, arg.json_path + ".init.high", INT64_MIN));
@@ -267,7 +295,66 @@ Status Loader::check_expressions(const Kernel& kernel) const {
                                    impl.json_path + ".launch.block[" + std::to_string(i) + "]", 1));
       KGATE_RETURN_IF_ERROR(
           eval(impl.launch.shared_bytes, impl.json_path + ".launch.shared_bytes", 0));
+      // What the run checks beyond the expressions (randint ranges, given
+      // contents, values that fit their type): the run's own planner.
+      auto planned = plan_arguments(kernel, shape, vars);
+      if (!planned.ok()) return Error::bad_input(file_ + ": " + planned.error().message);
+      if (std::none_of(planned->args.begin(), planned->args.end(),
+                       [](const ArgPlan& a) { return a.compared(); }))
+        return fail(kernel.json_path + ".args",
+                    "shape '" + shape.name + "' passes every output as NULL: nothing to check");
     }
+  }
+  for (const Shape& shape : kernel.shapes)
+    if (shape.variables.count("i"))
+      for (const Arg* leaf : kernel.leaves())
+        if (leaf->init.distribution == InitSpec::Distribution::kFormula)
+          return fail(shape.json_path, "a shape variable named 'i' hides the element index of " +
+                                           leaf->json_path + ".init.formula; rename it");
+  return {};
+}
+
+// "let": {"name": "expression", ...}: each name may read the shape's
+// variables, the tunables and the other lets; kept in an order where each
+// comes after those it reads.
+Status Loader::load_lets(const json& k, const std::string& path, Kernel& kernel) const {
+  auto lets = k.find("let");
+  if (lets == k.end()) return {};
+  if (!lets->is_object()) return fail(path + ".let", "expected an object of names and expressions");
+  std::map<std::string, LetValue> pending;
+  for (const auto& [name, value] : lets->items()) {
+    const std::string at = path + ".let." + name;
+    if (!std::regex_match(name, std::regex("[A-Za-z_][A-Za-z0-9_]*")) || name == "i")
+      return fail(at, "'" + name + "' is not a name a let can have (letters, digits, _; not i)");
+    for (const Shape& s : kernel.shapes)
+      if (s.variables.count(name) || s.float_variables.count(name))
+        return fail(at, "'" + name + "' is also a variable of shape '" + s.name + "'");
+    for (const Implementation& impl : kernel.implementations)
+      for (const Tunable& t : impl.tunables)
+        if (t.name == name)
+          return fail(at, "'" + name + "' is also a tunable of " + impl.json_path);
+    auto e = reader_.get_expression(value, at);
+    if (!e.ok()) return e.error();
+    pending[name] = LetValue{name, *e, at};
+  }
+  while (!pending.empty()) {
+    bool progressed = false;
+    for (auto it = pending.begin(); it != pending.end();) {
+      bool ready = true;
+      for (const std::string& n : it->second.expression.names())
+        ready &= !pending.count(n) || n == it->first;
+      if (ready && !it->second.expression.names().count(it->first)) {
+        kernel.lets.push_back(std::move(it->second));
+        it = pending.erase(it);
+        progressed = true;
+      } else {
+        ++it;
+      }
+    }
+    if (!progressed)
+      return fail(pending.begin()->second.json_path,
+                  "reads itself through the other lets (a cycle): " +
+                      pending.begin()->second.expression.text());
   }
   return {};
 }

@@ -20,8 +20,11 @@ class CompileCache {
   std::filesystem::path artifact_path(const std::string& key, const std::string& extension) const;
   // The program stored under `key`, if its artifact and record are present.
   std::optional<Program> lookup(const std::string& key, const std::string& extension) const;
-  // Records metadata for an artifact already written to artifact_path().
-  void store(const Program& program) const;
+  // Records metadata for an artifact already written to artifact_path(),
+  // under program.cache_key. An artifact that serves several programs (one
+  // module, many entries) lives under its own key, `artifact_key`; each
+  // program's record names it.
+  void store(const Program& program, const std::string& artifact_key = "") const;
   const std::filesystem::path& dir() const { return dir_; }
 
  private:

@@ -37,6 +37,8 @@ nlohmann::json Program::to_json() const {
           {"tunables", t},
           {"resources", resources.to_json()},
           {"compile_seconds", compile_seconds},
+          {"notes", notes},
+          {"param_sizes", param_sizes},
           {"from_cache", from_cache}};
 }
 

@@ -45,6 +45,12 @@ struct Program {
   Variables tunables;  // the -D values it was built with
   ResourceReport resources;
   std::string log;  // compiler output
+  // What the compile changed of the manifest's request, for reports:
+  // "-O3: dropped for NVRTC (it always optimizes device code)".
+  std::vector<std::string> notes;
+  // The entry's parameter sizes in bytes as the artifact states them (a
+  // cubin's records); empty where it does not.
+  std::vector<size_t> param_sizes;
   double compile_seconds = 0;
   bool from_cache = false;
 

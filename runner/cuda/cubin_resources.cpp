@@ -11,6 +11,7 @@ namespace {
 constexpr uint8_t kAttributeFormatSized = 4;  // {u8 format, u8 attribute, u16 size, data}
 constexpr uint8_t kRegisterCount = 0x2f;
 constexpr uint8_t kFrameSize = 0x11;
+constexpr uint8_t kParamInfo = 0x17;
 
 // Invariant: every read checks `offset + size` against the whole file.
 class ElfView {
@@ -116,6 +117,43 @@ ResourceReport read_cubin_resources(std::string_view cubin, const std::string& e
   }
   if (report.stack_bytes == 0) report.spill_store_bytes = report.spill_load_bytes = 0;
   return report;
+}
+
+std::vector<size_t> read_cubin_param_sizes(std::string_view cubin, const std::string& entry) {
+  ElfView elf(cubin);
+  auto sections = sections_of(elf);
+  if (!sections) return {};
+  auto names_index = elf.read<uint16_t>(0x3e);
+  if (!names_index || *names_index >= sections->size()) return {};
+  const Section& names = (*sections)[*names_index];
+  const std::string wanted = ".nv.info." + entry;
+  std::vector<size_t> sizes;
+  for (const Section& s : *sections) {
+    if (s.name >= names.size || elf.c_string(names.offset + s.name) != std::string_view(wanted) ||
+        !elf.holds(s.offset, s.size))
+      continue;
+    for (uint64_t at = s.offset; at + 4 <= s.offset + s.size;) {
+      const uint8_t format = *elf.read<uint8_t>(at), attribute = *elf.read<uint8_t>(at + 1);
+      if (format != kAttributeFormatSized) {
+        at += 4;
+        continue;
+      }
+      const uint16_t size = *elf.read<uint16_t>(at + 2);
+      if (attribute == kParamInfo && size == 12 && elf.holds(at + 4, 12)) {
+        const uint16_t ordinal = *elf.read<uint16_t>(at + 8);
+        const uint32_t flags = *elf.read<uint32_t>(at + 12);
+        if (ordinal < 4096) {
+          if (sizes.size() <= ordinal) sizes.resize(ordinal + 1, 0);
+          sizes[ordinal] = (flags >> 18) & 0x3fff;
+        }
+      }
+      at += 4 + uint64_t{size};
+    }
+  }
+  // A record missing in between: the cubin does not say, rather than a guess.
+  for (size_t v : sizes)
+    if (v == 0) return {};
+  return sizes;
 }
 
 ResourceReport fill_unknown(ResourceReport report, const ResourceReport& fallback) {

@@ -18,6 +18,7 @@
 // file gives a report with every field -1, never a crash.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runner/program.h"
 
@@ -26,6 +27,12 @@ namespace kgate::cuda {
 // The resources of the function whose symbol is `entry` (the lowered name);
 // fields the cubin does not state stay -1.
 ResourceReport read_cubin_resources(std::string_view cubin, const std::string& entry);
+
+// The sizes in bytes of the kernel's parameters, in order, from the
+// function's own `.nv.info.<entry>` section: its parameter records
+// (attribute 0x17: {u32 index, u16 ordinal, u16 offset, u32 flags}, the
+// size in flags bits 18 to 31). Empty when the cubin does not say.
+std::vector<size_t> read_cubin_param_sizes(std::string_view cubin, const std::string& entry);
 
 // `report` with every field it lacks (-1) taken from `fallback`.
 ResourceReport fill_unknown(ResourceReport report, const ResourceReport& fallback);

@@ -11,7 +11,9 @@
 #include "runner/compile_policy.h"
 #include "runner/cuda/cubin_resources.h"
 #include "runner/cuda/cuda_toolkit.h"
+#include "runner/cuda/nvrtc_options.h"
 #include "runner/cuda/nvrtc_prelude.h"
+#include "runner/cuda/parameter_check.h"
 #include "runner/cuda/ptxas_report.h"
 #include "runner/cuda/raw_compile.h"
 
@@ -55,18 +57,97 @@ void name_entry_diagnostics(std::vector<CompileDiagnostic>& diagnostics, const I
 
 }  // namespace
 
+namespace {
+
+// What a compile of one module is built from, before its entries.
+struct ModuleInput {
+  RawCompileInput in;
+  std::string compiler, version;
+  std::vector<std::string> notes;
+};
+
+// The key of `in` compiled for `entries`: everything that shapes the cubin.
+std::string module_key(const ModuleInput& m, const std::vector<std::string>& entries) {
+  std::string material = "cuda\n" + m.version + "\n" + m.in.arch + "\n";
+  for (const std::string& e : entries) material += e + "\n";
+  for (const auto& d : m.in.defines) material += "-D" + d + "\n";
+  for (const auto& f : m.in.flags) material += f + "\n";
+  material += m.in.line_info ? "lineinfo\n" : "\n";
+  material += m.in.source + "\n" + headers_fingerprint(m.in.include_dirs);
+  return sha256_hex(material);
+}
+
+// The -D macros of `tunables` for `entry`: every tunable but those its
+// template arguments name (as a macro it would rewrite the template's own
+// parameter of the same name: template <int BM> with -DBM=64).
+std::vector<std::string> macro_defines(const EntryName& entry, const Variables& tunables) {
+  std::set<std::string> in_arguments = entry.argument_names();
+  std::vector<std::string> out;
+  for (const auto& [k, v] : tunables)
+    if (!in_arguments.count(k)) out.push_back(k + "=" + std::to_string(v));
+  return out;
+}
+
+// The other entries of the file that one compile can serve: the
+// implementation's siblings whose macros are these.
+std::vector<std::string> module_siblings(const Implementation& impl, const std::string& entry,
+                                         const std::vector<std::string>& defines) {
+  std::vector<std::string> out;
+  for (const Implementation::Sibling& sibling : impl.siblings) {
+    auto name = EntryName::parse(sibling.entry);
+    if (!name.ok()) continue;
+    if (macro_defines(*name, sibling.tunables) != defines) continue;
+    std::string instantiated = name->instantiate(sibling.tunables);
+    if (instantiated != entry && std::find(out.begin(), out.end(), instantiated) == out.end())
+      out.push_back(instantiated);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A compiled kernel whose parameters are not what kgate will pass fails
+// here, before it runs on bytes it does not expect (parameter_check.h).
+CompileOutcome checked_parameters(CompileOutcome outcome, const CompileRequest& request) {
+  if (!outcome.ok || !request.kernel) return outcome;
+  const bool reference =
+      request.kernel->reference.cuda && request.impl == &*request.kernel->reference.cuda;
+  std::vector<const Arg*> declared;
+  if (reference)
+    declared = request.kernel->leaves();
+  else
+    for (const Arg& a : request.kernel->args)
+      if (!a.reference_only) declared.push_back(&a);
+  std::string why = parameter_mismatch(outcome.program.param_sizes, declared, request.impl->entry,
+                                       request.kernel->json_path + ".args");
+  if (why.empty()) return outcome;
+  outcome.ok = false;
+  outcome.diagnostics.push_back({"kgate.json", 0, 0, "error", why});
+  outcome.log += "\nkgate.json: error: " + why + "\n";
+  return outcome;
+}
+
+}  // namespace
+
 Result<CompileOutcome> CudaCompiler::compile(const CompileRequest& request,
                                              const std::string& arch) {
+  auto outcome = compile_unchecked(request, arch);
+  if (!outcome.ok()) return outcome;
+  return checked_parameters(std::move(outcome.value()), request);
+}
+
+Result<CompileOutcome> CudaCompiler::compile_unchecked(const CompileRequest& request,
+                                                       const std::string& arch) {
   const Implementation& impl = *request.impl;
   std::vector<std::string> flags = impl.compile.flags;
   flags.insert(flags.end(), request.extra_flags.begin(), request.extra_flags.end());
   KGATE_RETURN_IF_ERROR(check_numerics_flags(flags, impl.compile.allow_fast_math));
-  std::string compiler = impl.compile.compiler.empty() ? "nvrtc" : impl.compile.compiler;
-  if (compiler != "nvrtc" && compiler != "nvcc")
-    return Error::bad_input(impl.json_path + ".compile.compiler: '" + compiler +
+  ModuleInput m;
+  m.compiler = impl.compile.compiler.empty() ? "nvrtc" : impl.compile.compiler;
+  if (m.compiler != "nvrtc" && m.compiler != "nvcc")
+    return Error::bad_input(impl.json_path + ".compile.compiler: '" + m.compiler +
                             "' is not a CUDA compiler (expected nvrtc or nvcc)");
 
-  RawCompileInput in;
+  RawCompileInput& in = m.in;
   std::filesystem::path source_path = request.root / impl.source;
   if (request.source_text) {
     in.source = *request.source_text;
@@ -77,37 +158,36 @@ Result<CompileOutcome> CudaCompiler::compile(const CompileRequest& request,
   }
   in.display_name = impl.source;
   in.arch = arch;
-  in.include_dirs.push_back(source_path.parent_path());
-  for (const auto& inc : impl.compile.include) in.include_dirs.push_back(request.root / inc);
+  // The source's folder first, then the manifest's include folders, each
+  // once (a library's include list often names the source's own folder).
+  std::set<std::string> seen;
+  auto add_include = [&](const std::filesystem::path& dir) {
+    std::error_code ec;
+    std::filesystem::path normal = std::filesystem::weakly_canonical(dir, ec);
+    if (ec) normal = dir.lexically_normal();
+    if (seen.insert(normal.string()).second) in.include_dirs.push_back(dir);
+  };
+  add_include(source_path.parent_path());
+  for (const auto& inc : impl.compile.include) add_include(request.root / inc);
   Variables defines = impl.default_tunables();
   for (const auto& [k, v] : request.tunables) defines[k] = v;
   auto entry = EntryName::parse(impl.entry);
   if (!entry.ok()) return entry.error().with_context(impl.json_path + ".entry");
   in.entry = entry->instantiate(defines);
-  // A tunable named in the entry's template arguments reaches the kernel
-  // through them only: as a macro too it would rewrite the template's own
-  // parameter of the same name (template <int BM> with -DBM=64).
-  std::set<std::string> in_arguments = entry->argument_names();
-  for (const auto& [k, v] : defines)
-    if (!in_arguments.count(k)) in.defines.push_back(k + "=" + std::to_string(v));
+  in.defines = macro_defines(*entry, defines);
   in.flags = flags;
   in.line_info = request.line_info;
+  if (m.compiler == "nvrtc") m.notes = translate_for_nvrtc(flags).notes;
 
-  std::string version = compiler == "nvrtc" ? nvrtc_version() : "nvcc";
-  if (compiler == "nvcc") {
+  m.version = m.compiler == "nvrtc" ? nvrtc_version() : "nvcc";
+  if (m.compiler == "nvcc") {
     auto nvcc = nvcc_path();
     if (!nvcc.ok()) return nvcc.error();
-    version =
-        "nvcc " + *nvcc;  // the path stands for the installed toolkit (its version is nvrtc's)
-    version += " " + nvrtc_version();
+    // The path stands for the installed toolkit (its version is nvrtc's).
+    m.version = "nvcc " + *nvcc + " " + nvrtc_version();
   }
-  if (compiler == "nvrtc") version += "\n" + nvrtc_headers_fingerprint();
-  std::string material = "cuda\n" + version + "\n" + arch + "\n" + in.entry + "\n";
-  for (const auto& d : in.defines) material += "-D" + d + "\n";
-  for (const auto& f : in.flags) material += f + "\n";
-  material += in.line_info ? "lineinfo\n" : "\n";
-  material += in.source + "\n" + headers_fingerprint(in.include_dirs);
-  std::string key = sha256_hex(material);
+  if (m.compiler == "nvrtc") m.version += "\n" + nvrtc_headers_fingerprint();
+  const std::string key = module_key(m, {in.entry});
 
   if (auto hit = cache_.lookup(key, ".cubin")) {
     CompileOutcome outcome;
@@ -118,15 +198,70 @@ Result<CompileOutcome> CudaCompiler::compile(const CompileRequest& request,
     return outcome;
   }
 
+  // One compile of the file for every entry it serves (a candidate's text
+  // serves only itself); each entry's program is kept under its own key. A
+  // group that does not compile is compiled again for this entry alone, so
+  // the diagnostics are this entry's.
+  const std::vector<std::string> siblings = request.source_text
+                                                ? std::vector<std::string>{}
+                                                : module_siblings(impl, in.entry, in.defines);
+  if (!siblings.empty()) {
+    RawCompileInput group = in;
+    group.more_entries = siblings;
+    std::vector<std::string> all = siblings;
+    all.insert(all.begin(), in.entry);
+    auto start = std::chrono::steady_clock::now();
+    std::filesystem::path work = cache_.dir() / "work" / module_key(m, all);
+    auto raw = m.compiler == "nvrtc" ? compile_with_nvrtc(group) : compile_with_nvcc(group, work);
+    std::error_code ec;
+    std::filesystem::remove_all(work, ec);
+    if (!raw.ok()) return raw.error();
+    if (raw->ok && raw->more_symbols.size() == siblings.size()) {
+      const std::string module = module_key(m, all);
+      std::filesystem::path artifact = cache_.artifact_path(module, ".cubin");
+      std::filesystem::create_directories(artifact.parent_path());
+      KGATE_RETURN_IF_ERROR(write_file_atomic(artifact, raw->cubin));
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      CompileOutcome outcome;
+      for (size_t e = 0; e < all.size(); ++e) {
+        Program program;
+        program.backend = "cuda";
+        program.entry = e == 0 ? raw->entry_symbol : raw->more_symbols[e - 1];
+        if (program.entry.empty()) program.entry = all[e];
+        program.artifact = artifact;
+        program.cache_key = module_key(m, {all[e]});
+        program.tunables = defines;
+        program.resources = fill_unknown(parse_ptxas_report(raw->log, program.entry),
+                                         read_cubin_resources(raw->cubin, program.entry));
+        program.param_sizes = read_cubin_param_sizes(raw->cubin, program.entry);
+        program.notes = m.notes;
+        // One compile for all of them: said in the log, not as a note on every report.
+        program.log = raw->log + "\nkgate: compiled once with " + std::to_string(all.size() - 1) +
+                      " other kernel" + (all.size() == 2 ? "" : "s") + " of " + impl.source + "\n";
+        program.compile_seconds = seconds;
+        cache_.store(program, module);
+        if (e == 0) {
+          outcome.ok = true;
+          outcome.program = program;
+          outcome.log = raw->log;
+          outcome.diagnostics = parse_compile_diagnostics(raw->log);
+        }
+      }
+      return outcome;
+    }
+  }
+
   auto start = std::chrono::steady_clock::now();
   std::filesystem::path work = cache_.dir() / "work" / key;
-  auto raw = compiler == "nvrtc" ? compile_with_nvrtc(in) : compile_with_nvcc(in, work);
+  auto raw = m.compiler == "nvrtc" ? compile_with_nvrtc(in) : compile_with_nvcc(in, work);
   std::error_code ec;
   std::filesystem::remove_all(work, ec);
   if (!raw.ok()) return raw.error();
 
   CompileOutcome outcome;
   outcome.log = raw->log;
+  for (const std::string& note : m.notes) outcome.log += "\nkgate: " + note;
   outcome.diagnostics = parse_compile_diagnostics(raw->log);
   name_entry_diagnostics(outcome.diagnostics, impl, in.entry);
   if (!raw->ok) return outcome;
@@ -145,7 +280,9 @@ Result<CompileOutcome> CudaCompiler::compile(const CompileRequest& request,
   // cubin for what the log lacks: NVRTC does not always return the log.
   program.resources = fill_unknown(parse_ptxas_report(raw->log, program.entry),
                                    read_cubin_resources(raw->cubin, program.entry));
+  program.param_sizes = read_cubin_param_sizes(raw->cubin, program.entry);
   program.log = raw->log;
+  program.notes = m.notes;
   program.compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   cache_.store(program);

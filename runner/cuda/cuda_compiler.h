@@ -26,6 +26,9 @@ class CudaCompiler {
   Result<CompileOutcome> compile(const CompileRequest& request, const std::string& arch);
 
  private:
+  // compile() before the parameter check.
+  Result<CompileOutcome> compile_unchecked(const CompileRequest& request, const std::string& arch);
+
   CompileCache cache_;
 };
 

@@ -52,15 +52,21 @@ std::string function_name(const std::string& demangled) {
 
 }  // namespace
 
-std::string nvcc_entry_probe(const std::string& entry) {
+// The probe of entry `index`: kgate_entry_probe, kgate_entry_probe1, ...
+std::string probe_name(size_t index) {
+  return std::string(kProbe) + (index == 0 ? "" : std::to_string(index));
+}
+
+std::string nvcc_entry_probe(const std::string& entry, size_t index) {
   auto name = EntryName::parse(entry);
   if (!name.ok() || !name->is_template()) return "";
+  const std::string probe = probe_name(index);
   return "\n#line 1 \"kgate-entry\"\n"
          "template <class KgateF, KgateF kgate_f> __global__ void " +
-         std::string(kProbe) +
+         probe +
          "() {}\n"
          "template __global__ void " +
-         std::string(kProbe) + "<decltype(&" + entry + "), &" + entry + " >();\n";
+         probe + "<decltype(&" + entry + "), &" + entry + " >();\n";
 }
 
 std::vector<std::string> ptxas_entry_functions(std::string_view log) {
@@ -75,13 +81,18 @@ std::vector<std::string> ptxas_entry_functions(std::string_view log) {
   return out;
 }
 
-Result<std::string> find_entry_symbol(std::string_view ptxas_log, const std::string& entry) {
+Result<std::string> find_entry_symbol(std::string_view ptxas_log, const std::string& entry,
+                                      size_t index) {
   auto parsed = EntryName::parse(entry);
   if (!parsed.ok()) return parsed.error();
   std::vector<std::string> kernels, probes;
-  for (const std::string& s : ptxas_entry_functions(ptxas_log))
-    (demangle(s).find(std::string(kProbe) + "<") != std::string::npos ? probes : kernels)
-        .push_back(s);
+  for (const std::string& s : ptxas_entry_functions(ptxas_log)) {
+    const std::string plain = demangle(s);
+    if (plain.find(std::string(kProbe)) == std::string::npos)
+      kernels.push_back(s);
+    else if (plain.find(probe_name(index) + "<") != std::string::npos)
+      probes.push_back(s);
+  }
   std::string list;
   for (const std::string& k : kernels) list += (list.empty() ? "" : ", ") + demangle(k);
   if (list.empty()) list = "none";

@@ -16,14 +16,16 @@ namespace kgate::cuda {
 
 // The lines appended to the source for a template-id entry ("" for a plain
 // name: nvcc emits every non-template kernel). They start with
-// `#line 1 "kgate-entry"`, which names them in diagnostics.
-std::string nvcc_entry_probe(const std::string& entry);
+// `#line 1 "kgate-entry"`, which names them in diagnostics. Entry `index`
+// of one module gets a probe of its own name.
+std::string nvcc_entry_probe(const std::string& entry, size_t index = 0);
 
 // The entry functions ptxas compiled, in order, from its -v log.
 std::vector<std::string> ptxas_entry_functions(std::string_view log);
 
-// `entry`'s symbol among the log's entry functions; an error says why none
-// (or more than one) matches.
-Result<std::string> find_entry_symbol(std::string_view ptxas_log, const std::string& entry);
+// `entry`'s symbol among the log's entry functions (a template-id: through
+// the probe of `index`); an error says why none (or more than one) matches.
+Result<std::string> find_entry_symbol(std::string_view ptxas_log, const std::string& entry,
+                                      size_t index = 0);
 
 }  // namespace kgate::cuda

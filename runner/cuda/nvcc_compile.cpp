@@ -16,7 +16,11 @@ Result<RawCompileOutput> compile_with_nvcc(const RawCompileInput& in,
   // Keep the repository's file name so diagnostics name it.
   std::filesystem::path source = work / std::filesystem::path(in.display_name).filename();
   if (source.extension() != ".cu") source += ".cu";
-  KGATE_RETURN_IF_ERROR(write_file_atomic(source, in.source + nvcc_entry_probe(in.entry)));
+  std::vector<std::string> entries = in.more_entries;
+  entries.insert(entries.begin(), in.entry);
+  std::string probes;
+  for (size_t e = 0; e < entries.size(); ++e) probes += nvcc_entry_probe(entries[e], e);
+  KGATE_RETURN_IF_ERROR(write_file_atomic(source, in.source + probes));
   std::filesystem::path cubin = work / "out.cubin";
   std::vector<std::string> argv = {*nvcc,        "-cubin",  "-arch=" + in.arch,
                                    "-std=c++17", "-Xptxas", "-v"};
@@ -36,14 +40,15 @@ Result<RawCompileOutput> compile_with_nvcc(const RawCompileInput& in,
     if (run->timed_out) out.log += "\nkgate: nvcc timed out after 300 s";
     return out;
   }
-  if (!in.entry.empty()) {
-    auto symbol = find_entry_symbol(out.log, in.entry);
+  for (size_t e = 0; e < entries.size(); ++e) {
+    if (entries[e].empty()) continue;
+    auto symbol = find_entry_symbol(out.log, entries[e], e);
     if (!symbol.ok()) {
       // A diagnostic like the compiler's, on the lines that name the entry.
       out.log += "\nkgate-entry(1): error: " + symbol.error().message + "\n";
       return out;
     }
-    out.entry_symbol = *symbol;
+    (e == 0 ? out.entry_symbol : out.more_symbols.emplace_back()) = *symbol;
   }
   auto bytes = read_file(cubin);
   if (!bytes.ok()) return bytes.error();

@@ -11,17 +11,12 @@
 #include "core/subprocess.h"
 
 #include "runner/cuda/cuda_toolkit.h"
+#include "runner/cuda/nvrtc_options.h"
 #include "runner/cuda/nvrtc_prelude.h"
 #include "runner/cuda/raw_compile.h"
 
 namespace kgate::cuda {
 namespace {
-
-// nvcc-style optimization levels mean nothing to NVRTC (it always optimizes);
-// dropping them lets one manifest serve both compilers.
-bool nvrtc_ignores(const std::string& flag) {
-  return flag == "-O3" || flag == "-O2" || flag == "-O1" || flag == "-O0";
-}
 
 std::string nvrtc_error(nvrtcResult r, const char* what) {
   return std::string(what) + " failed: " + nvrtcGetErrorString(r);
@@ -43,8 +38,9 @@ Result<RawCompileOutput> compile_here(const RawCompileInput& in) {
     options.push_back("-I" + (*toolkit / "cccl").string());
   for (const auto& dir : in.include_dirs) options.push_back("-I" + dir.string());
   for (const auto& d : in.defines) options.push_back("-D" + d);
-  for (const auto& f : in.flags)
-    if (!nvrtc_ignores(f)) options.push_back(f);
+  // nvcc's flags in NVRTC's spelling, or dropped (nvrtc_options.h); the
+  // notes reach the compile's Program (cuda_compiler.cpp).
+  for (const auto& f : translate_for_nvrtc(in.flags).options) options.push_back(f);
   if (in.line_info) options.push_back("-lineinfo");
   std::vector<const char*> argv;
   for (const auto& o : options) argv.push_back(o.c_str());
@@ -62,8 +58,10 @@ Result<RawCompileOutput> compile_here(const RawCompileInput& in) {
   if (r != NVRTC_SUCCESS) return Error::infrastructure(nvrtc_error(r, "nvrtcCreateProgram"));
   // The name expression instantiates a template-id and gives the entry's
   // lowered (mangled) name, whatever its linkage.
-  if (!in.entry.empty()) {
-    r = nvrtcAddNameExpression(program, in.entry.c_str());
+  std::vector<std::string> entries = in.more_entries;
+  if (!in.entry.empty()) entries.insert(entries.begin(), in.entry);
+  for (const std::string& entry : entries) {
+    r = nvrtcAddNameExpression(program, entry.c_str());
     if (r != NVRTC_SUCCESS) {
       nvrtcDestroyProgram(&program);
       return Error::infrastructure(nvrtc_error(r, "nvrtcAddNameExpression"));
@@ -89,14 +87,14 @@ Result<RawCompileOutput> compile_here(const RawCompileInput& in) {
       return Error::infrastructure(nvrtc_error(r, "nvrtcGetCUBIN") + " (is " + in.arch +
                                    " a real GPU architecture?)");
     }
-    if (!in.entry.empty()) {
+    for (size_t e = 0; e < entries.size(); ++e) {
       const char* lowered = nullptr;
-      r = nvrtcGetLoweredName(program, in.entry.c_str(), &lowered);
+      r = nvrtcGetLoweredName(program, entries[e].c_str(), &lowered);
       if (r != NVRTC_SUCCESS || !lowered) {
         nvrtcDestroyProgram(&program);
-        return Error::infrastructure(nvrtc_error(r, "nvrtcGetLoweredName") + " for " + in.entry);
+        return Error::infrastructure(nvrtc_error(r, "nvrtcGetLoweredName") + " for " + entries[e]);
       }
-      out.entry_symbol = lowered;
+      (in.entry.empty() || e > 0 ? out.more_symbols.emplace_back() : out.entry_symbol) = lowered;
     }
     out.ok = true;
   } else if (compiled != NVRTC_ERROR_COMPILATION) {
@@ -111,15 +109,18 @@ Result<RawCompileOutput> compile_here(const RawCompileInput& in) {
 }
 
 // Payload framing: 'E' + message, or 'R' + ok byte + 8-byte log size + 8-byte
-// entry symbol size + log + entry symbol + cubin.
+// entry symbols size + log + entry symbols (newline-separated: the entry's,
+// then more_entries') + cubin.
 std::string encode(const Result<RawCompileOutput>& r) {
   if (!r.ok()) return "E" + r.error().message;
-  uint64_t n = r->log.size(), m = r->entry_symbol.size();
+  std::string symbols = r->entry_symbol;
+  for (const std::string& s : r->more_symbols) symbols += "\n" + s;
+  uint64_t n = r->log.size(), m = symbols.size();
   std::string s = "R";
   s += r->ok ? '1' : '0';
   s.append(reinterpret_cast<const char*>(&n), 8);
   s.append(reinterpret_cast<const char*>(&m), 8);
-  return s + r->log + r->entry_symbol + r->cubin;
+  return s + r->log + symbols + r->cubin;
 }
 
 Result<RawCompileOutput> decode(const std::string& s) {
@@ -133,7 +134,15 @@ Result<RawCompileOutput> decode(const std::string& s) {
   RawCompileOutput out;
   out.ok = s[1] == '1';
   out.log = s.substr(18, n);
-  out.entry_symbol = s.substr(18 + n, m);
+  std::string symbols = s.substr(18 + n, m);
+  size_t newline = symbols.find('\n');
+  out.entry_symbol = symbols.substr(0, newline);
+  while (newline != std::string::npos) {
+    size_t next = symbols.find('\n', newline + 1);
+    out.more_symbols.push_back(
+        symbols.substr(newline + 1, next == std::string::npos ? next : next - newline - 1));
+    newline = next;
+  }
   out.cubin = s.substr(18 + n + m);
   return out;
 }

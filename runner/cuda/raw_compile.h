@@ -22,6 +22,9 @@ struct RawCompileInput {
   // resolves it as a name expression, nvcc through entry_symbol.h; the
   // compile instantiates it when it is a template-id.
   std::string entry;
+  // Further entries the same module serves (other kernels of the file),
+  // resolved the same way: one compile for all of them.
+  std::vector<std::string> more_entries;
 };
 
 struct RawCompileOutput {
@@ -29,6 +32,7 @@ struct RawCompileOutput {
   std::string log;           // compiler diagnostics plus the ptxas -v report
   std::string cubin;         // bytes, when ok
   std::string entry_symbol;  // the entry's name in the cubin ("_Z7reduce6IfLj256ELb1EEvPT_S1_j")
+  std::vector<std::string> more_symbols;  // per more_entries, in order
 };
 
 // An Error only when the compiler cannot be run at all.

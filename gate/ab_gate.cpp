@@ -1,5 +1,7 @@
 #include "gate/ab_gate.h"
 
+#include "runner/side_compatibility.h"
+
 #include <chrono>
 #include <cmath>
 
@@ -416,6 +418,11 @@ Result<KernelGate> gate_kernel(const Manifest& manifest, const Kernel& kernel, B
   const Kernel* base_kernel = sources.base ? sources.base->kernel : nullptr;
   if (base && base_kernel && options.shape.empty())
     note_shape_changes(kernel, *base_kernel, backend.name(), gate.notes);
+  if (base && base_kernel)
+    if (std::string changed = signature_change(kernel, *base_kernel); !changed.empty())
+      gate.notes.push_back("the kernel's parameters changed: " + changed +
+                           "; each side is launched with its own, on the same buffers");
+  for (const std::string& note : head->program.notes) gate.notes.push_back("head: " + note);
   GateSanitizer sanitizer(gate.policy.sanitize, backend.name(), options.kgate_executable);
   // Shapes the host reference judges first, so the base's checks come before it judges.
   std::vector<std::optional<ShapeGate>> gated(kernel.shapes.size());

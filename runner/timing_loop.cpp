@@ -14,13 +14,14 @@ namespace {
 // each in/out buffer to restore before every launch.
 struct InputCopy {
   Buffers buffers;
-  std::vector<DeviceAddress> pristine;  // per argument; 0 unless in/out
+  std::vector<DeviceAddress> pristine;          // per argument; 0 unless in/out
+  std::vector<ArgSlot> head_slots, base_slots;  // each side's parameters on these buffers
 };
 
 size_t inout_bytes(const LaunchPlan& plan) {
   size_t total = 0;
   for (const ArgPlan& a : plan.args)
-    if (a.arg->is_buffer && a.arg->role == ArgRole::kInOut) total += a.bytes;
+    if (a.buffer() && a.arg->role == ArgRole::kInOut) total += a.bytes;
   return total;
 }
 
@@ -72,18 +73,17 @@ TimingOutcome time_interleaved(const MeasureRequest& r, Device& device, Allocati
       sets[c].buffers = std::move(b.value());
       for (size_t i = 0; i < plan.args.size(); ++i) {
         const ArgPlan& a = plan.args[i];
-        if (!a.arg->is_buffer || a.bytes == 0) continue;
-        Status s = a.arg->role == ArgRole::kOutput
-                       ? device.fill(sets[c].buffers.addresses[i], kPoisonByte, a.bytes)
-                       : device.draw(sets[c].buffers.addresses[i],
-                                     draw_spec(a, r.seed + 100 + c, i), a.bytes);
+        if (!a.buffer() || a.bytes == 0) continue;
+        Status s = a.poisoned() ? device.fill(sets[c].buffers.addresses[i], kPoisonByte, a.bytes)
+                                : put_input(device, sets[c].buffers.addresses[i], a,
+                                            r.seed + 100 + c, i, plan.variables);
         if (!s.ok()) return harness_error(s.error());
       }
     }
     sets[c].pristine.assign(plan.args.size(), 0);
     for (size_t i = 0; i < plan.args.size(); ++i) {
       const ArgPlan& a = plan.args[i];
-      if (!a.arg->is_buffer || a.arg->role != ArgRole::kInOut) continue;
+      if (!a.buffer() || a.arg->role != ArgRole::kInOut) continue;
       auto p = device.allocate(a.bytes);
       if (!p.ok()) return harness_error(p.error());
       owned.add(*p);
@@ -92,6 +92,10 @@ TimingOutcome time_interleaved(const MeasureRequest& r, Device& device, Allocati
         return harness_error(s.error());
       sets[c].pristine[i] = *p;
     }
+    sets[c].head_slots = param_slots(plan, sets[c].buffers.addresses);
+    if (ab)
+      sets[c].base_slots =
+          param_slots(setup.base_plan ? *setup.base_plan : plan, sets[c].buffers.addresses);
   }
 
   auto side = [&](bool is_head) -> const TimedKernel& { return is_head ? setup.head : setup.base; };
@@ -114,7 +118,8 @@ TimingOutcome time_interleaved(const MeasureRequest& r, Device& device, Allocati
       phase_marker(is_head ? "head warmup" : "base warmup");
       if (auto s = restore(device, plan, sets[copy]); !s.ok()) return harness_error(s.error());
       const TimedKernel& k = side(is_head);
-      if (auto s = device.launch(*k.kernel, k.dims, sets[copy].buffers.slots); !s.ok())
+      const auto& slots = is_head ? sets[copy].head_slots : sets[copy].base_slots;
+      if (auto s = device.launch(*k.kernel, k.dims, slots); !s.ok())
         return fault(is_head, "during warm-up", s.error());
     }
   }
@@ -128,7 +133,8 @@ TimingOutcome time_interleaved(const MeasureRequest& r, Device& device, Allocati
       phase_marker(is_head ? "head timing" : "base timing");
       if (auto s = restore(device, plan, sets[copy]); !s.ok()) return harness_error(s.error());
       const TimedKernel& k = side(is_head);
-      auto sample = device.time_launch(*k.kernel, k.dims, sets[copy].buffers.slots);
+      const auto& slots = is_head ? sets[copy].head_slots : sets[copy].base_slots;
+      auto sample = device.time_launch(*k.kernel, k.dims, slots);
       if (!sample.ok()) return fault(is_head, "while timed", sample.error());
       (is_head ? m.head_seconds : m.base_seconds).push_back(sample->seconds);
       if (sample->sm_clock_mhz > 0) {

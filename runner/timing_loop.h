@@ -28,6 +28,9 @@ struct TimedKernel {
 // (the first copy times on them: for a large shape, the only copy).
 struct TimingSetup {
   const LaunchPlan* plan = nullptr;
+  // The base's plan over the same leaves (side_compatibility.h); null: the
+  // base takes `plan` too.
+  const LaunchPlan* base_plan = nullptr;
   TimedKernel head;
   TimedKernel base;  // kernel null: head alone
   const Buffers* first_copy = nullptr;

@@ -120,7 +120,7 @@ class GateSides : public ::testing::Test {
   Manifest base, head;
 };
 
-TEST_F(GateSides, AHeadThatAddsAnArgumentIsCheckedNotTimed) {
+TEST_F(GateSides, AHeadThatAddsABufferWithoutSayingSoIsCheckedNotTimed) {
   nlohmann::json with_bias = manifest_json();
   with_bias["kernels"][0]["args"].push_back(
       {{"name", "bias"}, {"type", "float32*"}, {"count", "n"}});
@@ -130,9 +130,107 @@ TEST_F(GateSides, AHeadThatAddsAnArgumentIsCheckedNotTimed) {
   KernelGate g = gate(kGood, kernel, manifest_json(), with_bias, reference);
   ASSERT_EQ(g.shapes.size(), 1u);
   EXPECT_EQ(g.shapes[0].verdict, Verdict::kNew);
-  EXPECT_EQ(g.shapes[0].reason, "not timed against the base: the head adds argument 'bias'");
+  EXPECT_EQ(g.shapes[0].reason.rfind("not timed against the base: the head's buffer 'bias' has "
+                                     "no match in the base (renamed?",
+                                     0),
+            0u)
+      << g.shapes[0].reason;
   EXPECT_EQ(g.shapes[0].rounds, 0);
   EXPECT_TRUE(g.passed());
+}
+
+TEST_F(GateSides, ABufferOnlyTheHeadTakesIsTimedWhenDeclaredOneSided) {
+  nlohmann::json with_bias = manifest_json();
+  with_bias["kernels"][0]["args"].push_back(
+      {{"name", "bias"}, {"type", "float32*"}, {"count", "n"}, {"one_sided", true}});
+  std::string kernel = kSlow, reference = kReference;
+  kernel.replace(kernel.find("int32_t n)"), 10, "int32_t n, const float* bias)");
+  reference.replace(reference.find("int32_t n)"), 10, "int32_t n, const float* bias)");
+  KernelGate g = gate(kGood, kernel, manifest_json(), with_bias, reference);
+  ASSERT_EQ(g.shapes.size(), 1u);
+  EXPECT_EQ(g.shapes[0].verdict, Verdict::kSlower) << g.shapes[0].reason;
+  EXPECT_GT(g.shapes[0].rounds, 0);
+  ASSERT_FALSE(g.notes.empty());
+  EXPECT_EQ(g.notes.back(),
+            "the kernel's parameters changed: the head adds parameter 'bias' (float32*); each "
+            "side is launched with its own, on the same buffers");
+}
+
+// The pull requests a library really merges: a kernel that takes a new
+// scalar (candle's rmsnorm got a block_size), or its parameters in another
+// order. Both sides take the same buffers: timed like any change, and a
+// slowdown that comes with the new signature is caught.
+TEST_F(GateSides, AHeadThatAddsAScalarParameterIsTimedAndItsSlowdownCaught) {
+  nlohmann::json with_block = manifest_json();
+  with_block["kernels"][0]["args"].push_back(
+      {{"name", "block_size"}, {"type", "int32"}, {"value", "n < 1024 ? 32 : 1024"}});
+  std::string kernel = kSlow;
+  kernel.replace(kernel.find("int32_t n)"), 10, "int32_t n, int32_t block_size)");
+  std::string reference = kReference;
+  reference.replace(reference.find("int32_t n)"), 10, "int32_t n, int32_t block_size)");
+  KernelGate g = gate(kGood, kernel, manifest_json(), with_block, reference);
+  ASSERT_EQ(g.shapes.size(), 1u);
+  const ShapeGate& s = g.shapes[0];
+  EXPECT_EQ(s.verdict, Verdict::kSlower) << s.reason;
+  EXPECT_TRUE(s.fails);
+  EXPECT_GT(s.interval.estimate, 2.0);
+  EXPECT_FALSE(g.passed());
+  ASSERT_FALSE(g.notes.empty());
+  EXPECT_EQ(g.notes.back(),
+            "the kernel's parameters changed: the head adds parameter 'block_size' (int32); each "
+            "side is launched with its own, on the same buffers");
+}
+
+TEST_F(GateSides, AHeadThatReordersItsParametersIsTimed) {
+  nlohmann::json reordered = manifest_json();
+  auto& args = reordered["kernels"][0]["args"];
+  nlohmann::json n = args[2];
+  args.erase(2);
+  args.insert(args.begin(), n);
+  const std::string kernel = R"(#include <cmath>
+#include <cstdint>
+void scale(int32_t n, float* out, const float* x) {
+  for (int32_t i = 0; i < n; ++i) out[i] = std::sqrt(x[i] * x[i] + 1.0f) * 2.0f;
+}
+)";
+  const std::string reference = R"(#include <cmath>
+#include <cstdint>
+void scale_ref(int32_t n, double* out, const float* x) {
+  for (int32_t i = 0; i < n; ++i) out[i] = std::sqrt(double(x[i]) * x[i] + 1.0) * 2.0;
+}
+)";
+  KernelGate g = gate(kGood, kernel, manifest_json(), reordered, reference);
+  ASSERT_EQ(g.shapes.size(), 1u);
+  EXPECT_NE(g.shapes[0].verdict, Verdict::kNew) << g.shapes[0].reason;
+  EXPECT_TRUE(g.shapes[0].base_check && g.shapes[0].base_check->passed);
+  EXPECT_GT(g.shapes[0].rounds, 0);
+  ASSERT_FALSE(g.notes.empty());
+  EXPECT_NE(g.notes.back().find("reorders the parameters"), std::string::npos) << g.notes.back();
+}
+
+TEST_F(GateSides, ABufferTheHeadDropsIsStillGivenToTheBase) {
+  nlohmann::json with_unused = manifest_json();
+  with_unused["kernels"][0]["args"].push_back(
+      {{"name", "unused"}, {"type", "float32*"}, {"count", "n"}});
+  std::string base_kernel = kGood;
+  base_kernel.replace(base_kernel.find("int32_t n)"), 10, "int32_t n, const float* unused)");
+  std::string base_reference = kReference;
+  base_reference.replace(base_reference.find("int32_t n)"), 10, "int32_t n, const float* unused)");
+  base = write("base", with_unused, base_kernel, base_reference);
+  head = write("head", manifest_json(), kGood);
+  GateSources sources;
+  sources.head.root = head.root;
+  sources.base = GateSide{};
+  sources.base->kernel = &base.kernels.at(0);
+  sources.base->root = base.root;
+  GateOptions options;
+  options.seed = 5;
+  auto gated = gate_kernel(head, head.kernels.at(0), *backend, sources, options);
+  ASSERT_TRUE(gated.ok()) << gated.error().message;
+  ASSERT_EQ(gated->shapes.size(), 1u);
+  EXPECT_NE(gated->shapes[0].verdict, Verdict::kNew) << gated->shapes[0].reason;
+  EXPECT_GT(gated->shapes[0].rounds, 0);
+  EXPECT_NE(gated->notes.back().find("drops 'unused'"), std::string::npos) << gated->notes.back();
 }
 
 TEST_F(GateSides, AShapeWhoseVariablesChangedIsCheckedNotTimed) {

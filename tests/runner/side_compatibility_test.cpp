@@ -1,5 +1,6 @@
 // When the base and the head of a change can be timed against each other on
-// a shape, and the plain reason when they cannot.
+// a shape (one set of buffers matched by name, each side its own scalars and
+// parameters), and the plain reason when they cannot.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -18,7 +19,6 @@ class SideCompatibility : public ::testing::Test {
     testing::write(dir / "k.cu", "// kernel\n");
     testing::write(dir / "r.cpp", "// reference\n");
   }
-  // A one-kernel manifest: `args` replaces the default arguments, `shape` the shape.
   nlohmann::json kernel() {
     return {{"name", "scale"},
             {"impl",
@@ -48,24 +48,55 @@ class SideCompatibility : public ::testing::Test {
     auto hp = plan_launch(h, h.implementation("cuda"), *h.shape("s"), {});
     auto bp = plan_launch(b, b.implementation("cuda"), *base_shape, {});
     EXPECT_TRUE(hp.ok() && bp.ok());
-    return plan_difference(*hp, *bp);
+    return align_sides(*hp, *bp, sides);
   }
   testing::TempDir dir;
   Manifest head, base;
+  AlignedSides sides;
 };
 
-TEST_F(SideCompatibility, ANewLaunchAndRenamedArgumentsStayComparable) {
+TEST_F(SideCompatibility, ANewLaunchAndRenamedBuffersStayComparable) {
   nlohmann::json h = kernel(), b = kernel();
   h["impl"]["cuda"]["launch"] = {{"grid", {"(n + 127) / 128"}}, {"block", {128}}};
   h["args"][1]["name"] = "input";
   EXPECT_EQ(difference(h, b), "");
+  // The rename pairs 'input' with 'x': one buffer.
+  ASSERT_EQ(sides.base.params.size(), 4u);
+  EXPECT_EQ(sides.base.params[1].leaf, 1);
 }
 
-TEST_F(SideCompatibility, AnAddedArgumentIsNamed) {
+TEST_F(SideCompatibility, ScalarsAddedReorderedOrChangedKeepTheSidesComparable) {
+  nlohmann::json h = kernel(), b = kernel();
+  h["args"].push_back({{"name", "block_size"}, {"type", "int32"}, {"value", 256}});
+  std::swap(h["args"][0], h["args"][2]);  // n first
+  h["args"][3]["value"] = 2.5;
+  EXPECT_EQ(difference(h, b), "");
+  // Both plans over the same leaves: the head's, then the base's own scalars.
+  EXPECT_EQ(sides.head.args.size(), sides.base.args.size());
+  ASSERT_EQ(sides.base.params.size(), 4u);
+  // The base's out and x are the head's (at 2 and 1), its scalars its own.
+  EXPECT_EQ(sides.base.params[0].leaf, 2);
+  EXPECT_EQ(sides.base.params[1].leaf, 1);
+  EXPECT_GE(sides.base.params[2].leaf, 5);
+  EXPECT_FALSE(sides.head.args[sides.base.params[2].leaf].used);
+  EXPECT_TRUE(sides.base.args[sides.base.params[2].leaf].used);
+  EXPECT_EQ(signature_change(head.kernels[0], base.kernels[0]),
+            "the head adds parameter 'block_size' (int32); reorders the parameters");
+}
+
+TEST_F(SideCompatibility, ABufferOnlyOneSideHasMustBeDeclared) {
   nlohmann::json h = kernel(), b = kernel();
   h["args"].push_back({{"name", "bias"}, {"type", "float32*"}, {"count", "n"}});
-  EXPECT_EQ(difference(h, b), "the head adds argument 'bias'");
-  EXPECT_EQ(difference(b, h), "the head drops argument 'bias'");
+  EXPECT_EQ(difference(h, b).rfind("the head's buffer 'bias' has no match in the base", 0), 0u);
+  h["args"][4]["one_sided"] = true;
+  EXPECT_EQ(difference(h, b), "");
+  // The base's extra buffer: given to it, never judged.
+  EXPECT_EQ(difference(b, h), "");
+  EXPECT_EQ(signature_change(base.kernels[0], head.kernels[0]), "the head drops 'bias'");
+  bool judged_extra = false;
+  for (const ArgPlan& a : sides.base.args)
+    if (a.arg->name == "bias") judged_extra = a.compared() || a.judged;
+  EXPECT_FALSE(judged_extra);
 }
 
 TEST_F(SideCompatibility, ShapesMustExistWithTheSameVariables) {
@@ -79,24 +110,22 @@ TEST_F(SideCompatibility, ShapesMustExistWithTheSameVariables) {
             "the base has no shape 's'");
 }
 
-TEST_F(SideCompatibility, CountsDtypesRolesAndScalarsMustMatch) {
+TEST_F(SideCompatibility, MatchedBuffersMustAgree) {
   nlohmann::json h = kernel(), b = kernel();
   h["args"][1]["count"] = "2 * n";
-  EXPECT_EQ(difference(h, b),
-            "argument 1 ('x') has 2000 elements in the head and 1000 in the base");
+  EXPECT_EQ(difference(h, b), "buffer 'x' has 2000 elements in the head and 1000 in the base");
   h = kernel();
   h["args"][1]["type"] = "float16*";
-  EXPECT_EQ(difference(h, b), "argument 1 ('x') is float16* in the head and float32* in the base");
+  EXPECT_EQ(difference(h, b), "buffer 'x' is float16* in the head and float32* in the base");
   h = kernel();
   h["args"][0]["role"] = "inout";
-  EXPECT_EQ(difference(h, b), "argument 0 ('out') is inout in the head and an output in the base");
-  h = kernel();
-  h["args"][3]["value"] = 2.5;
-  EXPECT_EQ(difference(h, b), "argument 3 ('k') is 2.5 in the head and 1.5 in the base");
+  EXPECT_EQ(difference(h, b), "buffer 'out' is inout in the head and an output in the base");
   h = kernel();
   h["args"][1]["init"] = {{"dist", "uniform"}, {"low", 0}, {"high", 1}};
-  EXPECT_EQ(difference(h, b),
-            "argument 1 ('x') is drawn differently (\"init\") in the head and the base");
+  EXPECT_EQ(difference(h, b), "buffer 'x' is made differently (\"init\") in the head and the base");
+  h = kernel();
+  h["args"][1]["null"] = true;
+  EXPECT_EQ(difference(h, b), "buffer 'x' is NULL in the head and a buffer in the base");
 }
 
 }  // namespace

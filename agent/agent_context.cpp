@@ -137,11 +137,11 @@ nlohmann::json tunables_json(const Variables& v) {
 // Every argument's element count (buffers) or value (integer scalars), as written.
 nlohmann::json arg_expressions(const Kernel& k) {
   nlohmann::json out = nlohmann::json::array();
-  for (const Arg& a : k.args) {
-    if (a.is_buffer)
-      out.push_back(a.count.text());
-    else if (!dtype_is_float(a.dtype))
-      out.push_back(a.int_value.text());
+  for (const Arg* a : k.leaves()) {
+    if (a->is_buffer)
+      out.push_back(a->count.text());
+    else if (!dtype_is_float(a->dtype))
+      out.push_back(a->int_value.text());
   }
   return out;
 }

@@ -123,10 +123,12 @@ std::string check_candidate_launch(const CandidateLaunch& launch, const Kernel& 
   const int64_t block_max[3] = {1024, 1024, 64};
   for (const Shape& shape : kernel.shapes) {
     if (!shape.runs_on(backend)) continue;
-    const Variables vars = kernel.variables(shape, full);
     auto at = [&](const std::string& what, const std::string& why) {
       return "launch." + what + " " + why + " on shape '" + shape.name + "'";
     };
+    auto evaluated = kernel.variables(shape, full);
+    if (!evaluated.ok()) return evaluated.error().message;
+    const Variables& vars = *evaluated;
     int64_t threads = 1;
     for (int pass = 0; pass < 2; ++pass) {
       const bool is_grid = pass == 0;

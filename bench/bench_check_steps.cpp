@@ -117,9 +117,9 @@ int main(int argc, char** argv) {
 
     HostData got = as_kernel_outputs(*plan, sets[0].expected);
     step = Step();
-    CheckReport check = compare_outputs(*plan, got, sets[0].expected, kernel->tolerance);
-    CheckReport repeat = compare_runs(*plan, got, got, kernel->tolerance);
-    CheckReport after = compare_outputs(*plan, got, sets[0].expected, kernel->tolerance);
+    CheckReport check = compare_outputs(*plan, got, sets[0].expected);
+    CheckReport repeat = compare_runs(*plan, got, got);
+    CheckReport after = compare_outputs(*plan, got, sets[0].expected);
     auto compare = step.done();
 
     step = Step();

@@ -225,26 +225,21 @@ int main(int argc, char** argv) {
       auto plan = plan_launch(k, impl, shape, compiled->program.tunables);
       if (!plan.ok()) die(plan.error().message);
       std::vector<DeviceAddress> buffers;
-      std::vector<ArgSlot> slots;
       for (size_t i = 0; i < plan->args.size(); ++i) {
         const ArgPlan& a = plan->args[i];
-        if (!a.arg->is_buffer) {
-          slots.push_back(a.scalar);
+        if (!a.buffer()) {
           buffers.push_back(0);
           continue;
         }
         auto address = device.allocate(a.bytes);
         if (!address.ok()) die(address.error().message);
-        if (a.arg->role == ArgRole::kOutput) {
+        if (a.poisoned()) {
           if (!device.fill(*address, 0xFF, a.bytes).ok()) die("fill failed");
         } else
           fill_input(device, a, *address, 42, i);
         buffers.push_back(*address);
-        ArgSlot slot;
-        std::memcpy(slot.bytes, &*address, 8);
-        slot.size = 8;
-        slots.push_back(slot);
       }
+      const std::vector<ArgSlot> slots = param_slots(*plan, buffers);
       auto time = [&](int n) {
         std::vector<double> s, clocks;
         for (int i = 0; i < n; ++i) {

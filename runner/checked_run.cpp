@@ -27,7 +27,7 @@ Result<CheckedRun> checked_run(Device& device, LoadedKernel& kernel, const Launc
                                const StagedInputs* staged) {
   KGATE_RETURN_IF_ERROR(write_guards(device, plan, buffers));
   KGATE_RETURN_IF_ERROR(prepare_buffers(device, plan, buffers, inputs, poison, staged));
-  KGATE_RETURN_IF_ERROR(device.launch(kernel, plan.dims, buffers.slots));
+  KGATE_RETURN_IF_ERROR(device.launch(kernel, plan.dims, param_slots(plan, buffers.addresses)));
   CheckedRun run;
   auto guards = check_guards(device, plan, buffers);
   if (!guards.ok()) return guards.error();
@@ -53,7 +53,7 @@ Result<std::string> output_read_before_written(Device& device, LoadedKernel& ker
   std::string names;
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer || a.arg->role != ArgRole::kOutput) continue;
+    if (!a.compared() || a.arg->role != ArgRole::kOutput) continue;
     const auto &first = first_outputs[i], &second = other->outputs[i], &third = again->outputs[i];
     // Runs that differ under the same poison say nothing about the poison.
     if (first.size() != third.size() || std::memcmp(first.data(), third.data(), first.size()) != 0)

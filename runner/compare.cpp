@@ -73,8 +73,20 @@ struct ChunkStats {
 
 constexpr int64_t kCompareChunk = int64_t{1} << 18;
 
+// The bounds one output is held to, scaled.
+struct Bounds {
+  double atol = 0, rtol = 0, ulp = 0, scale_abs = 0;  // scale_abs: scale_rel * max |ref|
+  DType ulp_type = DType::kFloat32;
+
+  double allowed(double expected) const {
+    double a = atol + rtol * std::abs(expected);
+    if (ulp > 0) a = std::max(a, ulp * ulp_of(ulp_type, expected));
+    return std::max(a, scale_abs);
+  }
+};
+
 void compare_chunk(const ArgPlan& p, const unsigned char* out, const double* ref, int64_t begin,
-                   int64_t end, const Tolerance& tolerance, ChunkStats& c) {
+                   int64_t end, const Bounds& tolerance, ChunkStats& c) {
   const size_t esize = dtype_size(p.arg->dtype);
   // Every poisoned float element reads as NaN: only NaNs need the byte test.
   const bool poison_is_nan = dtype_is_float(p.arg->dtype);
@@ -96,8 +108,7 @@ void compare_chunk(const ArgPlan& p, const unsigned char* out, const double* ref
         c.diff_sq += diff * diff;
         c.ref_sq += expected * expected;
       }
-      const bool bad =
-          unwritten || bad_value || diff > tolerance.atol + tolerance.rtol * std::abs(expected);
+      const bool bad = unwritten || bad_value || diff > tolerance.allowed(expected);
       if (bad && c.first_bad < 0) {
         c.first_bad = i;
         c.first_unwritten = unwritten;
@@ -113,14 +124,45 @@ void compare_chunk(const ArgPlan& p, const unsigned char* out, const double* ref
 
 }  // namespace
 
+double ulp_of(DType type, double x) {
+  int mantissa = 0, min_exponent = 0;
+  switch (type) {
+    case DType::kFloat64:
+      mantissa = 52, min_exponent = -1022;
+      break;
+    case DType::kFloat32:
+      mantissa = 23, min_exponent = -126;
+      break;
+    case DType::kFloat16:
+      mantissa = 10, min_exponent = -14;
+      break;
+    case DType::kBFloat16:
+      mantissa = 7, min_exponent = -126;
+      break;
+    default:
+      return 1;
+  }
+  const double m = std::abs(x);
+  int exponent = std::isfinite(m) && m > 0 ? std::ilogb(m) : min_exponent;
+  return std::ldexp(1.0, std::max(exponent, min_exponent) - mantissa);
+}
+
 CheckReport compare_outputs(const LaunchPlan& plan, const HostData& outputs,
-                            const DoubleData& reference, const Tolerance& tolerance) {
+                            const DoubleData& reference, double factor) {
   CheckReport report;
   double diff_sq = 0, ref_sq = 0;
   bool failed = false, non_finite = false;
   for (size_t a = 0; a < plan.args.size(); ++a) {
     const ArgPlan& p = plan.args[a];
-    if (!p.arg->is_buffer || p.arg->role == ArgRole::kInput) continue;
+    if (!p.compared()) continue;
+    const Tolerance& t = p.tolerance;
+    Bounds tolerance{t.atol * factor, t.rtol * factor, t.ulp * factor, 0, p.ulp_type};
+    if (t.scale_rel > 0) {
+      double largest = 0;
+      for (int64_t i = 0; i < p.count; ++i)
+        if (std::isfinite(reference[a][i])) largest = std::max(largest, std::abs(reference[a][i]));
+      tolerance.scale_abs = t.scale_rel * factor * largest;
+    }
     // Large outputs (a 128k-wide softmax over 2k rows) are compared on every core.
     const int64_t chunks = (p.count + kCompareChunk - 1) / kCompareChunk;
     std::vector<ChunkStats> stats(chunks);
@@ -152,10 +194,14 @@ CheckReport compare_outputs(const LaunchPlan& plan, const HostData& outputs,
         report.reason = "element " + std::to_string(i) + " of '" + p.arg->name + "' is " +
                         format(c.got) + " (expected " + format(c.expected) + ")";
       } else {
+        std::string bound = "atol " + format(tolerance.atol) + " + rtol " + format(tolerance.rtol) +
+                            " * |expected|";
+        if (tolerance.ulp > 0) bound += ", " + format(tolerance.ulp) + " ulp";
+        if (tolerance.scale_abs > 0)
+          bound += ", scale_rel " + format(t.scale_rel * factor) + " * max |expected|";
         report.reason = "element " + std::to_string(i) + " of '" + p.arg->name + "' is " +
                         format(c.got) + ", expected " + format(c.expected) + " (error " +
-                        format(c.diff) + " > atol " + format(tolerance.atol) + " + rtol " +
-                        format(tolerance.rtol) + " * |expected|)";
+                        format(c.diff) + " > " + bound + ")";
       }
     }
   }
@@ -170,13 +216,13 @@ CheckReport compare_outputs(const LaunchPlan& plan, const HostData& outputs,
   return report;
 }
 
-CheckReport compare_runs(const LaunchPlan& plan, const HostData& first, const HostData& second,
-                         const Tolerance& tolerance) {
+CheckReport compare_runs(const LaunchPlan& plan, const HostData& first, const HostData& second) {
   CheckReport report;
   report.passed = true;
   for (size_t a = 0; a < plan.args.size(); ++a) {
     const ArgPlan& p = plan.args[a];
-    if (!p.arg->is_buffer || p.arg->role == ArgRole::kInput) continue;
+    if (!p.compared()) continue;
+    const Bounds tolerance{p.tolerance.atol, p.tolerance.rtol, p.tolerance.ulp, 0, p.ulp_type};
     if (std::memcmp(first[a].data(), second[a].data(), first[a].size()) == 0) continue;
     size_t esize = dtype_size(p.arg->dtype);
     for (int64_t i = 0; i < p.count; ++i) {
@@ -186,7 +232,7 @@ CheckReport compare_runs(const LaunchPlan& plan, const HostData& first, const Ho
       double y = load_as_double(p.arg->dtype, second[a].data(), i);
       double diff = std::abs(x - y);
       report.max_abs_error = std::max(report.max_abs_error, std::isnan(diff) ? INFINITY : diff);
-      bool beyond = std::isnan(diff) || diff > tolerance.atol + tolerance.rtol * std::abs(x);
+      bool beyond = std::isnan(diff) || diff > tolerance.allowed(x);
       if (report.first_bad_index < 0 || (beyond && report.passed)) {
         report.first_bad_arg = p.arg->name;
         report.first_bad_index = i;

@@ -27,16 +27,21 @@ struct CheckReport {
   static CheckReport from_json(const nlohmann::json& j);
 };
 
-// `outputs[i]` holds the bytes of plan.args[i] when it is an output or inout
-// (empty otherwise); `reference[i]` the reference's values in double.
-// An element passes when |out - ref| <= atol + rtol * |ref|; NaN never passes,
-// and a poisoned element is reported as not written.
+// `outputs[i]` holds the bytes of plan.args[i] when it is compared
+// (ArgPlan::compared; empty otherwise); `reference[i]` the reference's values
+// in double. Each output is held to its own tolerance (ArgPlan::tolerance,
+// every bound times `factor`): an element passes when |out - ref| <= atol +
+// rtol * |ref|, or is within ulp units in the last place of the output's
+// type at |ref|, or within scale_rel times the output's largest |ref|. NaN
+// never passes, and a poisoned element is reported as not written.
 CheckReport compare_outputs(const LaunchPlan& plan, const HostData& outputs,
-                            const DoubleData& reference, const Tolerance& tolerance);
+                            const DoubleData& reference, double factor = 1.0);
 
 // Bit-exact comparison of two runs on the same input. Differences within the
 // tolerance are reported as non-determinism, beyond it as a race.
-CheckReport compare_runs(const LaunchPlan& plan, const HostData& first, const HostData& second,
-                         const Tolerance& tolerance);
+CheckReport compare_runs(const LaunchPlan& plan, const HostData& first, const HostData& second);
+
+// One unit in the last place of `type` at magnitude |x| (1 for integers).
+double ulp_of(DType type, double x);
 
 }  // namespace kgate

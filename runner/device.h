@@ -9,17 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/arg_slot.h"
 #include "core/status.h"
 #include "runner/input_formula.h"
 #include "runner/program.h"
 
 namespace kgate {
-
-// Up to 8 bytes of argument storage: a device address or a scalar's bytes.
-struct ArgSlot {
-  alignas(8) unsigned char bytes[8] = {};
-  size_t size = 0;
-};
 
 struct LaunchDims {
   uint32_t grid[3] = {1, 1, 1};

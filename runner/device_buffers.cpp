@@ -1,7 +1,5 @@
 #include "runner/device_buffers.h"
 
-#include <cstring>
-
 #include "runner/guard_zones.h"
 #include "runner/staged_inputs.h"
 
@@ -16,10 +14,9 @@ Result<Buffers> allocate_buffers(Device& device, const LaunchPlan& plan, Allocat
   Buffers b;
   b.guarded = guarded;
   for (const ArgPlan& a : plan.args) {
-    if (!a.arg->is_buffer) {
+    if (!a.buffer()) {
       b.addresses.push_back(0);
       b.allocations.push_back(0);
-      b.slots.push_back(a.scalar);
       continue;
     }
     size_t bytes = guarded ? kFrontGuardBytes + a.bytes + back_guard_bytes(a.bytes) : a.bytes;
@@ -29,10 +26,6 @@ Result<Buffers> allocate_buffers(Device& device, const LaunchPlan& plan, Allocat
     DeviceAddress address = guarded ? *allocation + kFrontGuardBytes : *allocation;
     b.allocations.push_back(*allocation);
     b.addresses.push_back(address);
-    ArgSlot slot;
-    std::memcpy(slot.bytes, &address, 8);
-    slot.size = 8;
-    b.slots.push_back(slot);
   }
   return b;
 }
@@ -41,8 +34,8 @@ Status prepare_buffers(Device& device, const LaunchPlan& plan, const Buffers& bu
                        const HostData& inputs, uint8_t poison, const StagedInputs* staged) {
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer) continue;
-    if (a.arg->role == ArgRole::kOutput) {
+    if (!a.buffer()) continue;
+    if (a.poisoned()) {
       KGATE_RETURN_IF_ERROR(device.fill(buffers.addresses[i], poison, a.bytes));
     } else if (DeviceAddress copy = staged ? staged->copy_of(i, a.bytes) : 0; copy != 0) {
       KGATE_RETURN_IF_ERROR(device.copy(buffers.addresses[i], copy, a.bytes));
@@ -57,7 +50,7 @@ Result<HostData> read_outputs(Device& device, const LaunchPlan& plan, const Buff
   HostData out(plan.args.size());
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer || a.arg->role == ArgRole::kInput) continue;
+    if (!a.compared()) continue;
     out[i].resize(a.bytes);
     KGATE_RETURN_IF_ERROR(device.download(out[i].data(), buffers.addresses[i], a.bytes));
   }

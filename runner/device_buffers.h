@@ -13,15 +13,15 @@ namespace kgate {
 
 struct StagedInputs;  // staged_inputs.h
 
-// Invariant: addresses, allocations and slots have one entry per argument of
-// the plan they were made for; scalars hold address 0 and their value's
-// bytes in the slot. When guarded, allocations[i] starts kFrontGuardBytes
-// before addresses[i] and its back guard starts right after the buffer's
-// last byte.
+// Invariant: addresses and allocations have one entry per leaf of the plan
+// they were made for; scalars and NULL buffers hold address 0. When guarded,
+// allocations[i] starts kFrontGuardBytes before addresses[i] and its back
+// guard starts right after the buffer's last byte. A launch's parameters
+// are made from the addresses (param_slots), so two plans over the same
+// leaves (two revisions of a kernel, side_compatibility.h) share them.
 struct Buffers {
   std::vector<DeviceAddress> addresses;    // what the kernel gets; 0 for scalars
   std::vector<DeviceAddress> allocations;  // what was allocated; 0 for scalars
-  std::vector<ArgSlot> slots;
   bool guarded = false;
 };
 
@@ -45,13 +45,14 @@ class Allocations {
 Result<Buffers> allocate_buffers(Device& device, const LaunchPlan& plan, Allocations& owned,
                                  bool guarded);
 
-// Uploads inputs (input and in/out buffers) and fills outputs with `poison`;
+// Uploads inputs (input and in/out buffers) and fills outputs and scratch with `poison`;
 // copies the inputs from `staged` on the device where it holds them.
 Status prepare_buffers(Device& device, const LaunchPlan& plan, const Buffers& buffers,
                        const HostData& inputs, uint8_t poison,
                        const StagedInputs* staged = nullptr);
 
-// The bytes of every output and in/out buffer (empty for the others).
+// The bytes of every output and in/out buffer the plan's side writes
+// (ArgPlan::compared; empty for the others).
 Result<HostData> read_outputs(Device& device, const LaunchPlan& plan, const Buffers& buffers);
 
 }  // namespace kgate

@@ -19,7 +19,7 @@ DoubleData outputs_as_double(const LaunchPlan& plan, const HostData& outputs) {
   DoubleData out(plan.args.size());
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer || a.arg->role == ArgRole::kInput) continue;
+    if (!a.compared()) continue;
     out[i] = as_double(a.arg->dtype, outputs[i].data(), a.count);
   }
   return out;
@@ -35,22 +35,23 @@ Result<DoubleData> run_device_reference(Device& device, LoadedKernel& reference,
       for (DeviceAddress a : addresses) device.release(a);
     }
   } owned{device, {}};
-  std::vector<ArgSlot> slots(plan.args.size());
+  std::vector<ArgSlot> slots;
   std::vector<DeviceAddress> where(plan.args.size(), 0);
+  // The leaves this side uses, in order, as the host reference takes them.
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer) {
-      slots[i] = a.scalar;
+    if (!a.used) continue;
+    if (!a.buffer()) {
+      slots.push_back(a.scalar);
       continue;
     }
-    const bool doubles = a.arg->role != ArgRole::kInput;
+    const bool doubles = a.compared();
     const size_t bytes = doubles ? static_cast<size_t>(a.count) * sizeof(double) : a.bytes;
     auto address = device.allocate(bytes);
     if (!address.ok()) return address.error();
     owned.addresses.push_back(*address);
     where[i] = *address;
-    std::memcpy(slots[i].bytes, &*address, 8);
-    slots[i].size = 8;
+    slots.push_back(leaf_slot(a, *address));
     if (a.arg->role == ArgRole::kInput) {
       // A copy of the staged inputs (device to device), never the staged
       // copy itself: a reference that wrote its input would change what
@@ -59,7 +60,7 @@ Result<DoubleData> run_device_reference(Device& device, LoadedKernel& reference,
         KGATE_RETURN_IF_ERROR(device.copy(*address, copy, bytes));
       else
         KGATE_RETURN_IF_ERROR(device.upload(*address, inputs[i].data(), bytes));
-    } else if (a.arg->role == ArgRole::kOutput) {
+    } else if (a.arg->role == ArgRole::kOutput || a.arg->role == ArgRole::kScratch) {
       KGATE_RETURN_IF_ERROR(device.fill(*address, kPoisonByte, bytes));  // NaN in double
     } else {
       Doubles start = as_double(a.arg->dtype, inputs[i].data(), a.count);
@@ -70,7 +71,7 @@ Result<DoubleData> run_device_reference(Device& device, LoadedKernel& reference,
   DoubleData outputs(plan.args.size());
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer || a.arg->role == ArgRole::kInput) continue;
+    if (!a.compared()) continue;
     outputs[i].resize(a.count);
     KGATE_RETURN_IF_ERROR(
         device.download(outputs[i].data(), where[i], outputs[i].size() * sizeof(double)));

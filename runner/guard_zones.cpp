@@ -33,7 +33,7 @@ Status write_guards(Device& device, const LaunchPlan& plan, const Buffers& buffe
   if (!buffers.guarded) return {};
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer) continue;
+    if (!a.buffer()) continue;
     auto front = pattern(0, kFrontGuardBytes);
     auto back = pattern(kFrontGuardBytes, back_guard_bytes(a.bytes));
     KGATE_RETURN_IF_ERROR(device.upload(buffers.allocations[i], front.data(), front.size()));
@@ -72,7 +72,7 @@ Result<std::string> check_guards(Device& device, const LaunchPlan& plan, const B
   std::string out;
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer) continue;
+    if (!a.buffer()) continue;
     std::vector<unsigned char> front(kFrontGuardBytes), back(back_guard_bytes(a.bytes));
     KGATE_RETURN_IF_ERROR(device.download(front.data(), buffers.allocations[i], front.size()));
     KGATE_RETURN_IF_ERROR(

@@ -8,9 +8,10 @@
 // Host and GPU agree bit for bit on uniform and randint draws (integer and
 // correctly rounded arithmetic only; the GPU side is compiled with
 // -fmad=false so a*b+c is not fused). Normal draws take a log and a sqrt in
-// their tails (about 5% of elements); the GPU's log may differ from the C
-// library's in the last bit, so a tail element can differ by one unit in
-// its last place after rounding to the buffer's type. Nothing compares the
+// their tails (about 5% of elements), and an "apply" takes cos, sin or exp;
+// the GPU's may differ from the C library's in the last bit, so such an
+// element can differ by one unit in its last place after rounding to the
+// buffer's type. Nothing compares the
 // two: a set is drawn in one place (runner/staged_inputs.h says where).
 //
 // Plain C++ with no kgate headers: nvcc compiles it for the device.
@@ -28,13 +29,16 @@ namespace kgate::input_formula {
 // What one buffer's draw needs, as plain values (a kernel parameter).
 // distribution: 0 normal, 1 uniform, 2 randint (InitSpec::Distribution).
 // dtype: DType's order (float64, float32, float16, bfloat16, int64, int32,
-// uint8).
+// uint8, int8, int16, uint16, uint32, uint64, bool).
+// apply: InitSpec::Apply's order (none, cos, sin, exp, abs), on the drawn
+// value before it is stored.
 struct DrawSpec {
   uint64_t key = 0;
   int64_t count = 0;
   int32_t distribution = 0;
   int32_t dtype = 1;
   int32_t is_float = 1;
+  int32_t apply = 0;
   double a = 0, b = 1;  // normal: mean, stddev; uniform: low, width
   int64_t randint_low = 0;
   uint64_t randint_range = 1;
@@ -53,6 +57,12 @@ KGATE_HOST_DEVICE inline uint64_t mix64(uint64_t z) {
 // one set differ.
 KGATE_HOST_DEVICE inline uint64_t buffer_key(uint64_t seed, uint64_t position) {
   return mix64(seed * kGamma + position * 0xBF58476D1CE4E5B9ull + 1);
+}
+
+// The key of the buffers that share the draw named `name_hash` (a hash of
+// InitSpec::share): all of them draw the same values under `seed`.
+KGATE_HOST_DEVICE inline uint64_t shared_key(uint64_t seed, uint64_t name_hash) {
+  return mix64(buffer_key(seed, name_hash) ^ 0x5851F42D4C957F2Dull);
 }
 
 KGATE_HOST_DEVICE inline uint64_t draw(uint64_t key, uint64_t counter) {
@@ -103,14 +113,29 @@ KGATE_HOST_DEVICE inline int64_t randint_value(const DrawSpec& s, int64_t i) {
 // Element i in double, before its conversion to the buffer's type (int64
 // randint buffers store randint_value directly: beyond 2^53 a double would
 // round it).
+KGATE_HOST_DEVICE inline double applied(int32_t apply, double v) {
+  switch (apply) {
+    case 1:
+      return cos(v);
+    case 2:
+      return sin(v);
+    case 3:
+      return exp(v);
+    case 4:
+      return fabs(v);
+    default:
+      return v;
+  }
+}
+
 KGATE_HOST_DEVICE inline double value(const DrawSpec& s, int64_t i) {
   if (s.distribution == 2) return static_cast<double>(randint_value(s, i));
   const double u = unit_open(draw(s.key, i));
-  if (s.distribution == 1) return s.a + s.b * u;
+  if (s.distribution == 1) return applied(s.apply, s.a + s.b * u);
   const double z = s.a + s.b * normal_from_unit(u);
   // Integer buffers drawn "normal" stay positive and away from zero.
   if (!s.is_float) return fmax(1.0, fabs(z) * 16);
-  return z;
+  return applied(s.apply, z);
 }
 
 }  // namespace kgate::input_formula

@@ -30,7 +30,7 @@ Result<std::string> check_inputs_unchanged(Device& device, const LaunchPlan& pla
   std::vector<unsigned char> found;
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer || a.arg->role != ArgRole::kInput) continue;
+    if (!a.buffer() || a.arg->role != ArgRole::kInput) continue;
     if (DeviceAddress copy = staged ? staged->copy_of(i, a.bytes) : 0; copy != 0) {
       auto same = device.equal(buffers.addresses[i], copy, a.bytes);
       if (!same.ok()) return same.error();

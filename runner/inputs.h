@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/uninitialized_vector.h"
+#include "runner/device.h"
 #include "runner/input_formula.h"
 #include "runner/launch_plan.h"
 
@@ -18,7 +19,7 @@ inline constexpr uint8_t kPoisonByte = 0xFF;
 // it is part of the key of reference outputs kept on disk
 // (reference_store.h), which must not outlive the inputs they were
 // computed on.
-inline constexpr int kInputGeneratorVersion = 3;
+inline constexpr int kInputGeneratorVersion = 4;
 
 // One buffer's host bytes, and per argument of a launch plan (one entry per
 // argument, empty where there is nothing). Sized without zeroing: every byte
@@ -30,14 +31,23 @@ using Doubles = UninitializedVector<double>;
 using DoubleData = std::vector<Doubles>;
 
 // Host bytes for one buffer argument, drawn from `seed` (mixed with the
-// argument's position so buffers differ). Each element is drawn from its own
-// counter, so large buffers are filled on `threads` threads (0:
-// host_threads()) and the bytes are the same for any thread count.
-Bytes make_input(const ArgPlan& plan, uint64_t seed, size_t position, int threads = 0);
+// argument's position so buffers differ, or with the name of the draw it
+// shares), or its given contents evaluated with `variables` (the plan's).
+// Each element is drawn from its own counter, so large buffers are filled on
+// `threads` threads (0: host_threads()) and the bytes are the same for any
+// thread count.
+Bytes make_input(const ArgPlan& plan, uint64_t seed, size_t position,
+                 const Variables& variables = {}, int threads = 0);
 
 // What make_input draws for `plan` under `seed` at argument `position`, as
-// plain values: Device::draw draws the same on a GPU (input_formula.h).
+// plain values: Device::draw draws the same on a GPU (input_formula.h). Only
+// for InitSpec::device_drawable inits.
 input_formula::DrawSpec draw_spec(const ArgPlan& plan, uint64_t seed, size_t position);
+
+// Writes the buffer of `leaf` at `address`: drawn on the device where its
+// init allows (Device::draw), else made on the host and uploaded.
+Status put_input(Device& device, DeviceAddress address, const ArgPlan& leaf, uint64_t seed,
+                 size_t position, const Variables& variables);
 // The `bytes` bytes of `spec`'s buffer, drawn on the host (what make_input
 // returns for the plan the spec came from).
 Bytes draw_bytes(const input_formula::DrawSpec& spec, size_t bytes, int threads = 0);

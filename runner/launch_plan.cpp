@@ -1,6 +1,5 @@
 #include "runner/launch_plan.h"
 
-#include <cstring>
 #include <limits>
 
 namespace kgate {
@@ -14,7 +13,8 @@ size_t LaunchPlan::total_bytes() const {
 size_t LaunchPlan::traffic_bytes() const {
   size_t total = 0;
   for (const ArgPlan& a : args)
-    if (a.arg && a.arg->is_buffer) total += a.arg->role == ArgRole::kInOut ? 2 * a.bytes : a.bytes;
+    if (a.arg && a.buffer() && a.used && a.arg->role != ArgRole::kScratch)
+      total += a.arg->role == ArgRole::kInOut ? 2 * a.bytes : a.bytes;
   return total;
 }
 
@@ -23,70 +23,17 @@ Result<LaunchPlan> plan_launch(const Kernel& kernel, const Implementation* impl,
   LaunchPlan plan;
   Variables full_tunables = impl ? impl->default_tunables() : Variables{};
   for (const auto& [k, v] : tunables) full_tunables[k] = v;
-  plan.variables = kernel.variables(shape, full_tunables);
+  auto variables = kernel.variables(shape, full_tunables);
+  if (!variables.ok()) return variables.error();
+  plan.variables = std::move(variables.value());
   const Variables& vars = plan.variables;
   auto where = [&](const std::string& path) {
     return kernel.name + " (" + path + ", shape '" + shape.name + "')";
   };
-  for (const Arg& arg : kernel.args) {
-    ArgPlan a;
-    a.arg = &arg;
-    if (arg.is_buffer) {
-      auto count = arg.count.evaluate(vars);
-      if (!count.ok()) return count.error().with_context(where(arg.json_path + ".count"));
-      if (*count < (shape.allow_empty ? 0 : 1))
-        return Error::bad_input(where(arg.json_path + ".count") + ": count is " +
-                                std::to_string(*count) + ", expected at least 1" +
-                                (*count == 0 ? " (or \"allow_empty\": true on the shape)" : ""));
-      a.count = *count;
-      if (__builtin_mul_overflow(static_cast<size_t>(*count), dtype_size(arg.dtype), &a.bytes))
-        return Error::bad_input(where(arg.json_path + ".count") + ": buffer size overflows");
-      if (arg.init.distribution == InitSpec::Distribution::kRandInt) {
-        auto low = arg.init.int_low.evaluate(vars);
-        auto high = arg.init.int_high.evaluate(vars);
-        if (!low.ok()) return low.error().with_context(where(arg.json_path + ".init.low"));
-        if (!high.ok()) return high.error().with_context(where(arg.json_path + ".init.high"));
-        if (*low >= *high)
-          return Error::bad_input(where(arg.json_path + ".init") + ": randint needs low < high");
-        a.randint_low = *low;
-        a.randint_high = *high;
-      }
-    } else {
-      a.scalar.size = dtype_size(arg.dtype);
-      if (dtype_is_float(arg.dtype)) {
-        double value = arg.float_value;
-        if (!arg.float_variable.empty()) {
-          auto per_shape = shape.number(arg.float_variable);
-          if (!per_shape)
-            return Error::bad_input(where(arg.json_path + ".value") +
-                                    ": the shape has no variable '" + arg.float_variable + "'");
-          value = *per_shape;
-        }
-        store_from_double(arg.dtype, a.scalar.bytes, 0, value);
-      } else {
-        auto value = arg.int_value.evaluate(vars);
-        if (!value.ok()) return value.error().with_context(where(arg.json_path + ".value"));
-        int64_t v = *value;
-        bool fits = true;
-        switch (arg.dtype) {
-          case DType::kInt32:
-            fits = v >= INT32_MIN && v <= INT32_MAX;
-            break;
-          case DType::kUInt8:
-            fits = v >= 0 && v <= 255;
-            break;
-          default:
-            break;
-        }
-        if (!fits)
-          return Error::bad_input(where(arg.json_path + ".value") + ": value " + std::to_string(v) +
-                                  " does not fit in " + std::string(dtype_name(arg.dtype)));
-        store_from_double(arg.dtype, a.scalar.bytes, 0, static_cast<double>(v));
-        if (arg.dtype == DType::kInt64) std::memcpy(a.scalar.bytes, &v, 8);  // exact beyond 2^53
-      }
-    }
-    plan.args.push_back(a);
-  }
+  auto arguments = plan_arguments(kernel, shape, vars);
+  if (!arguments.ok()) return arguments.error();
+  plan.args = std::move(arguments->args);
+  plan.params = std::move(arguments->params);
   if (impl && !impl->launch.grid.empty()) {
     // A grid of 0 blocks is an empty launch (LaunchDims::empty) on shapes
     // that allow it; a block of 0 threads never is.

@@ -1,28 +1,22 @@
 #pragma once
 // Evaluates a kernel's manifest expressions for one shape and one set of
-// tunables: how big each buffer is, the bytes of each scalar, the launch size.
+// tunables: its arguments (core/argument_plan.h: each buffer's size, each
+// scalar's bytes, the parameters they make) and the launch size.
 #include <cstdint>
 #include <vector>
 
+#include "core/argument_plan.h"
 #include "core/manifest.h"
 #include "core/status.h"
 #include "runner/device.h"
 
 namespace kgate {
 
-struct ArgPlan {
-  const Arg* arg = nullptr;
-  int64_t count = 0;  // buffers: elements
-  size_t bytes = 0;   // buffers: count * element size
-  ArgSlot scalar;     // scalars: the value's bytes
-  int64_t randint_low = 0, randint_high = 0;
-};
-
-struct LaunchPlan {
-  std::vector<ArgPlan> args;  // in manifest order
-  LaunchDims dims;            // from the implementation's "launch" (cuda)
-  Variables variables;        // shape variables and tunables used
-
+// The arguments (ArgumentPlan: `args`, the leaves in manifest order, and
+// `params`, the kernel's parameters made of them) and the launch.
+struct LaunchPlan : ArgumentPlan {
+  LaunchDims dims;      // from the implementation's "launch" (cuda)
+  Variables variables;  // shape variables, tunables and lets used
   // Bytes every buffer takes together (the memory a launch needs).
   size_t total_bytes() const;
   // Bytes a launch moves at least: inputs read once, outputs written once,

@@ -11,7 +11,7 @@ int64_t shape_elements(const Kernel& kernel, const Shape& shape) {
   if (!plan.ok()) return 0;
   int64_t total = 0;
   for (const ArgPlan& a : plan->args)
-    if (a.arg->is_buffer) total += a.count;
+    if (a.buffer()) total += a.count;
   return total;
 }
 

@@ -57,11 +57,15 @@ void convert_to_doubles(DType dtype, const unsigned char* bytes, int64_t count, 
 DoubleData run_reference(const HostLibrary& reference, const LaunchPlan& plan,
                          const HostData& inputs) {
   DoubleData outputs(plan.args.size());
-  std::vector<ArgSlot> slots(plan.args.size());
+  std::vector<ArgSlot> slots;
+  HostData scratch(plan.args.size());
+  // The reference takes the leaves this side uses, in order (NULL buffers
+  // as null pointers).
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer) {
-      slots[i] = a.scalar;
+    if (!a.used) continue;
+    if (!a.buffer()) {
+      slots.push_back(a.scalar);
       continue;
     }
     void* pointer;
@@ -69,6 +73,11 @@ DoubleData run_reference(const HostLibrary& reference, const LaunchPlan& plan,
       // No copy: the trampoline only accepts references whose input
       // parameters point to const, so the inputs stay as drawn.
       pointer = const_cast<unsigned char*>(inputs[i].data());
+    } else if (a.arg->role == ArgRole::kScratch) {
+      // A workspace of the kernel's type, for a reference that follows it.
+      scratch[i].resize(a.bytes);
+      std::fill(scratch[i].begin(), scratch[i].end(), kPoisonByte);
+      pointer = scratch[i].data();
     } else {
       // Filled on every thread: outputs with NaN (so an element the
       // reference leaves alone cannot pass), in/out buffers with the inputs.
@@ -83,10 +92,10 @@ DoubleData run_reference(const HostLibrary& reference, const LaunchPlan& plan,
       }
       pointer = out;
     }
-    std::memcpy(slots[i].bytes, &pointer, 8);
+    slots.push_back(leaf_slot(a, reinterpret_cast<uint64_t>(pointer)));
   }
   std::vector<void*> pointers;
-  for (ArgSlot& s : slots) pointers.push_back(s.bytes);
+  for (ArgSlot& s : slots) pointers.push_back(s.data());
   reference.call(pointers.data());
   return outputs;
 }

@@ -40,15 +40,19 @@ Result<double> time_reference(const Kernel& kernel, const Program& reference, co
   // As run_reference lays them out: inputs in place, outputs and in/out
   // buffers in double (in/out ones restored before every call).
   DoubleData outputs(plan->args.size()), fresh(plan->args.size());
-  std::vector<ArgSlot> slots(plan->args.size());
+  HostData scratch(plan->args.size());
+  std::vector<ArgSlot> slots;
   for (size_t i = 0; i < plan->args.size(); ++i) {
     const ArgPlan& a = plan->args[i];
-    if (!a.arg->is_buffer) {
-      slots[i] = a.scalar;
+    if (!a.buffer()) {
+      slots.push_back(a.scalar);
       continue;
     }
     void* pointer = const_cast<unsigned char*>(inputs[i].data());
-    if (a.arg->role != ArgRole::kInput) {
+    if (a.arg->role == ArgRole::kScratch) {
+      scratch[i].resize(a.bytes);
+      pointer = scratch[i].data();
+    } else if (a.arg->role != ArgRole::kInput) {
       outputs[i].assign(a.count, std::nan(""));
       if (a.arg->role == ArgRole::kInOut) {
         convert_to_doubles(a.arg->dtype, inputs[i].data(), a.count, outputs[i].data());
@@ -56,10 +60,10 @@ Result<double> time_reference(const Kernel& kernel, const Program& reference, co
       }
       pointer = outputs[i].data();
     }
-    std::memcpy(slots[i].bytes, &pointer, 8);
+    slots.push_back(leaf_slot(a, reinterpret_cast<uint64_t>(pointer)));
   }
   std::vector<void*> pointers;
-  for (ArgSlot& slot : slots) pointers.push_back(slot.bytes);
+  for (ArgSlot& slot : slots) pointers.push_back(slot.data());
   // Batches of 1, 2, 4, ... calls between two clock reads (a tiny shape's
   // call is shorter than reading the clock) until one takes 10 ms.
   double per_call = 0;

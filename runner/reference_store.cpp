@@ -93,7 +93,7 @@ bool write_all(int fd, const void* data, size_t bytes) {
 }
 
 bool is_output(const ArgPlan& a) {
-  return a.arg->is_buffer && a.arg->role != ArgRole::kInput;
+  return a.compared();
 }
 
 }  // namespace
@@ -117,26 +117,21 @@ std::string ReferenceStore::key(const std::string& program_key, const LaunchPlan
                   "\nprogram " + program_key + "\nseed " + std::to_string(seed) + "\n";
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    const Arg& arg = *a.arg;
-    m += std::to_string(i) + " " + std::string(dtype_name(arg.dtype));
-    if (!arg.is_buffer) {
+    m += std::to_string(i) + " " + (a.used ? "" : "unused ");
+    if (!a.arg->is_buffer) {
       char hex[3];
-      m += " scalar ";
-      for (size_t b = 0; b < 8; ++b) {
+      m += std::string(dtype_name(a.arg->dtype)) + " scalar ";
+      for (size_t b = 0; b < a.scalar.size; ++b) {
         std::snprintf(hex, sizeof hex, "%02x", a.scalar.bytes[b]);
         m += hex;
       }
     } else {
-      const InitSpec& s = arg.init;
-      char init[200];
-      std::snprintf(init, sizeof init, " %d %.17g %.17g %.17g %.17g %lld %lld",
-                    static_cast<int>(s.distribution), s.mean, s.stddev, s.low, s.high,
-                    static_cast<long long>(a.randint_low), static_cast<long long>(a.randint_high));
-      m += " buffer role " + std::to_string(static_cast<int>(arg.role)) + " count " +
-           std::to_string(a.count) + init;
+      m += "buffer " + describe_contents(a);
     }
     m += "\n";
   }
+  // Given contents may read any variable (a formula of the index).
+  for (const auto& [name, value] : plan.variables) m += name + "=" + std::to_string(value) + "\n";
   return sha256_hex(m);
 }
 

@@ -15,7 +15,7 @@ Result<StagedInputs> stage_each(Device& device, const LaunchPlan& plan, Allocati
   staged.bytes.assign(plan.args.size(), 0);
   for (size_t i = 0; i < plan.args.size(); ++i) {
     const ArgPlan& a = plan.args[i];
-    if (!a.arg->is_buffer || a.arg->role == ArgRole::kOutput || a.bytes == 0) continue;
+    if (!a.drawn() || a.bytes == 0) continue;
     auto copy = device.allocate(a.bytes);
     if (!copy.ok()) return copy.error();
     owned.add(*copy);
@@ -40,11 +40,10 @@ Result<StagedInputs> draw_inputs(Device& device, const LaunchPlan& plan, uint64_
   // Every input and in/out argument has its host bytes, an empty buffer too.
   host.assign(plan.args.size(), Bytes());
   for (size_t i = 0; i < plan.args.size(); ++i)
-    if (plan.args[i].arg->is_buffer && plan.args[i].arg->role != ArgRole::kOutput)
-      host[i].resize(plan.args[i].bytes);
+    if (plan.args[i].drawn()) host[i].resize(plan.args[i].bytes);
   return stage_each(device, plan, owned, [&](size_t i, DeviceAddress copy) -> Status {
     const ArgPlan& a = plan.args[i];
-    KGATE_RETURN_IF_ERROR(device.draw(copy, draw_spec(a, seed, i), a.bytes));
+    KGATE_RETURN_IF_ERROR(put_input(device, copy, a, seed, i, plan.variables));
     return device.download(host[i].data(), copy, a.bytes);
   });
 }

@@ -282,7 +282,7 @@ Status CudaDevice::launch_async(CUfunction function, const LaunchDims& d,
               "cuFuncSetAttribute (dynamic shared memory)"));
   std::vector<void*> params;
   params.reserve(args.size());
-  for (const ArgSlot& a : args) params.push_back(const_cast<unsigned char*>(a.bytes));
+  for (const ArgSlot& a : args) params.push_back(const_cast<unsigned char*>(a.data()));
   CUresult r = c_->cuLaunchKernel(function, d.grid[0], d.grid[1], d.grid[2], d.block[0], d.block[1],
                                   d.block[2], d.shared_bytes, stream_,
                                   params.empty() ? nullptr : params.data(), nullptr);

@@ -27,7 +27,7 @@ class HostKernel : public LoadedKernel {
   void call(const std::vector<ArgSlot>& args) {
     std::vector<void*> pointers;
     pointers.reserve(args.size());
-    for (const ArgSlot& slot : args) pointers.push_back(const_cast<unsigned char*>(slot.bytes));
+    for (const ArgSlot& slot : args) pointers.push_back(const_cast<unsigned char*>(slot.data()));
     library_->call(pointers.data());
   }
 

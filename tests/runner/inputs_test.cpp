@@ -43,8 +43,8 @@ TEST(Inputs, BytesDoNotDependOnTheThreadCount) {
     ArgPlan p = plan_for(arg, kCount);
     p.randint_low = -5;
     p.randint_high = 1000;
-    auto one = make_input(p, 42, 1, 1);
-    for (int threads : {2, 3, 8}) EXPECT_EQ(make_input(p, 42, 1, threads), one) << threads;
+    auto one = make_input(p, 42, 1, {}, 1);
+    for (int threads : {2, 3, 8}) EXPECT_EQ(make_input(p, 42, 1, {}, threads), one) << threads;
   }
 }
 

@@ -221,7 +221,7 @@ CommandRegistration registration_gate(
       app.add_flag("--accept-regression", args->accept_regression,
                    "A shape that is only slower passes, recorded as an accepted regression "
                    "(incorrect or failing kernels still fail)");
-      app.add_option("--kernel", args->kernel, "Only this kernel");
+      app.add_option("--kernel", args->kernel, "Only these kernels (a name, or names joined by commas)");
       app.add_option("--backend", args->backend, "host, cuda, or auto (cuda when a GPU is found)")
           ->check(CLI::IsMember({"auto", "host", "cuda"}))
           ->capture_default_str();

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/fp8.h"
 #include "core/kgate_host.h"
 
 namespace kgate {
@@ -60,6 +61,12 @@ std::optional<DType> parse_dtype(std::string_view name) {
       {"unsigned long", DType::kUInt64},
       {"unsigned long long", DType::kUInt64},
       {"bool", DType::kBool},
+      {"fp8_e4m3", DType::kFp8E4M3},
+      {"__nv_fp8_e4m3", DType::kFp8E4M3},
+      {"float8_e4m3", DType::kFp8E4M3},
+      {"fp8_e5m2", DType::kFp8E5M2},
+      {"__nv_fp8_e5m2", DType::kFp8E5M2},
+      {"float8_e5m2", DType::kFp8E5M2},
   };
   for (const Alias& alias : kAliases)
     if (alias.name == name) return alias.type;
@@ -94,6 +101,10 @@ std::string_view dtype_name(DType type) {
       return "uint64";
     case DType::kBool:
       return "bool";
+    case DType::kFp8E4M3:
+      return "fp8_e4m3";
+    case DType::kFp8E5M2:
+      return "fp8_e5m2";
   }
   return "?";
 }
@@ -126,6 +137,9 @@ std::string_view dtype_cpp_name(DType type) {
       return "uint64_t";
     case DType::kBool:
       return "bool";
+    case DType::kFp8E4M3:
+    case DType::kFp8E5M2:
+      return "uint8_t";  // the bytes; host kernels convert with kgate's fp8 helpers
   }
   return "void";
 }
@@ -148,6 +162,8 @@ size_t dtype_size(DType type) {
     case DType::kUInt8:
     case DType::kInt8:
     case DType::kBool:
+    case DType::kFp8E4M3:
+    case DType::kFp8E5M2:
       return 1;
   }
   return 0;
@@ -155,7 +171,7 @@ size_t dtype_size(DType type) {
 
 bool dtype_is_float(DType type) {
   return type == DType::kFloat64 || type == DType::kFloat32 || type == DType::kFloat16 ||
-         type == DType::kBFloat16;
+         type == DType::kBFloat16 || type == DType::kFp8E4M3 || type == DType::kFp8E5M2;
 }
 
 int64_t dtype_min(DType type) {
@@ -200,7 +216,7 @@ int64_t dtype_max(DType type) {
 
 std::string_view dtype_names() {
   return "float64, float32, float16, bfloat16, int8, int16, int32, int64, uint8, uint16, "
-         "uint32, uint64 (size_t), bool";
+         "uint32, uint64 (size_t), bool, fp8_e4m3, fp8_e5m2";
 }
 
 double load_as_double(DType type, const void* data, size_t index) {
@@ -242,6 +258,10 @@ double load_as_double(DType type, const void* data, size_t index) {
       return static_cast<int8_t>(*bytes);
     case DType::kBool:
       return *bytes != 0;
+    case DType::kFp8E4M3:
+      return fp8::to_double(*bytes, fp8::kE4M3);
+    case DType::kFp8E5M2:
+      return fp8::to_double(*bytes, fp8::kE5M2);
     case DType::kInt16: {
       int16_t v;
       std::memcpy(&v, bytes, 2);
@@ -305,6 +325,12 @@ void store_from_double(DType type, void* data, size_t index, double value) {
       return;
     case DType::kBool:
       *bytes = value != 0;
+      return;
+    case DType::kFp8E4M3:
+      *bytes = fp8::from_double(value, fp8::kE4M3);
+      return;
+    case DType::kFp8E5M2:
+      *bytes = fp8::from_double(value, fp8::kE5M2);
       return;
     case DType::kInt16: {
       int16_t v = static_cast<int16_t>(value);

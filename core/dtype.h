@@ -26,13 +26,15 @@ enum class DType {
   kUInt16,
   kUInt32,
   kUInt64,
-  kBool
+  kBool,
+  kFp8E4M3,
+  kFp8E5M2
 };
 
 // Accepts canonical names (float64, float32, float16, bfloat16, int8, int16,
 // int32, int64, uint8, uint16, uint32, uint64, bool) and the C spellings
 // kernels use (float, half, __half, bf16, __nv_bfloat16, int, int32_t,
-// unsigned int, size_t, long, ...), with the sizes of the LP64 ABI that
+// unsigned int, size_t, long, __nv_fp8_e4m3, ...), with the sizes of the LP64 ABI that
 // nvcc and g++ share on x86-64 and AArch64 Linux (long and size_t: 8 bytes).
 std::optional<DType> parse_dtype(std::string_view name);
 std::string_view dtype_name(DType type);

@@ -91,6 +91,12 @@ void load_range_as_double(DType type, const void* data, int64_t begin, int64_t e
       return load_range<int8_t>(data, begin, end, out, [](int8_t v) { return double(v); });
     case DType::kBool:
       return load_range<uint8_t>(data, begin, end, out, [](uint8_t v) { return double(v != 0); });
+    case DType::kFp8E4M3:
+      return load_range<uint8_t>(data, begin, end, out,
+                                 [](uint8_t v) { return fp8::to_double(v, fp8::kE4M3); });
+    case DType::kFp8E5M2:
+      return load_range<uint8_t>(data, begin, end, out,
+                                 [](uint8_t v) { return fp8::to_double(v, fp8::kE5M2); });
     case DType::kInt16:
       return load_range<int16_t>(data, begin, end, out, [](int16_t v) { return double(v); });
     case DType::kUInt16:

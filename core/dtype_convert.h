@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/dtype.h"
+#include "core/fp8.h"
 
 namespace kgate {
 
@@ -62,6 +63,12 @@ void with_store(DType type, Fn&& fn) {
       });
     case DType::kBool:
       return fn([](unsigned char* d, int64_t i, double v) { d[i] = v != 0; });
+    case DType::kFp8E4M3:
+      return fn(
+          [](unsigned char* d, int64_t i, double v) { d[i] = fp8::from_double(v, fp8::kE4M3); });
+    case DType::kFp8E5M2:
+      return fn(
+          [](unsigned char* d, int64_t i, double v) { d[i] = fp8::from_double(v, fp8::kE5M2); });
     case DType::kInt16:
       return fn([](unsigned char* d, int64_t i, double v) {
         int16_t x = static_cast<int16_t>(v);

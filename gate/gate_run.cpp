@@ -1,5 +1,7 @@
 #include "gate/gate_run.h"
 
+#include <set>
+
 #include "core/exit_code.h"
 #include "core/file_util.h"
 #include "core/log.h"
@@ -174,10 +176,18 @@ Result<GateRun> GateRun::prepare(const std::filesystem::path& repo_dir, const st
     state->changes = changed_kernels(state->base(), *head_manifest, state->backend_name, *changed,
                                      manifest_dir, options.all);
     if (!options.kernel.empty()) {
-      if (!head_manifest->kernel(options.kernel))
-        return Error::bad_input("no kernel '" + options.kernel + "' in the head's kgate.json");
-      std::erase_if(state->changes,
-                    [&](const KernelChange& c) { return c.kernel != options.kernel; });
+      // "a,b,c": the kernels of one file a change touches, in one gate.
+      std::set<std::string> wanted;
+      for (size_t start = 0; start <= options.kernel.size();) {
+        size_t comma = options.kernel.find(',', start);
+        if (comma == std::string::npos) comma = options.kernel.size();
+        std::string name = options.kernel.substr(start, comma - start);
+        if (!name.empty() && !head_manifest->kernel(name))
+          return Error::bad_input("no kernel '" + name + "' in the head's kgate.json");
+        if (!name.empty()) wanted.insert(name);
+        start = comma + 1;
+      }
+      std::erase_if(state->changes, [&](const KernelChange& c) { return !wanted.count(c.kernel); });
     }
     if (state->changes.empty())
       report.notes.push_back("no kernel changed between " + base + " and " + head);

@@ -139,6 +139,12 @@ double ulp_of(DType type, double x) {
     case DType::kBFloat16:
       mantissa = 7, min_exponent = -126;
       break;
+    case DType::kFp8E4M3:
+      mantissa = 3, min_exponent = -6;
+      break;
+    case DType::kFp8E5M2:
+      mantissa = 2, min_exponent = -14;
+      break;
     default:
       return 1;
   }

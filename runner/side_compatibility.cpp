@@ -67,6 +67,17 @@ std::string buffer_difference(const ArgPlan& h, const ArgPlan& b) {
   return "";
 }
 
+// An input that describes the data rather than being data (a descriptor of
+// dims and strides, an offsets table): given contents, or NULL. Two sides may
+// each have their own, as a scalar: candle's launcher began passing NULL
+// for a contiguous tensor's descriptor in the same change that taught its
+// kernels an `info == nullptr` fast path.
+bool describes(const ArgPlan& a) {
+  if (!a.arg->is_buffer || a.arg->role != ArgRole::kInput) return false;
+  return a.null || a.arg->init.distribution == InitSpec::Distribution::kValues ||
+         a.arg->init.distribution == InitSpec::Distribution::kFormula;
+}
+
 // Renumbers `params`' leaves through `index`.
 std::vector<ParamPlan> renumbered(std::vector<ParamPlan> params, const std::vector<int>& index) {
   for (ParamPlan& p : params) {
@@ -120,7 +131,11 @@ std::string align_sides(const LaunchPlan& head, const LaunchPlan& base, AlignedS
     if (!b.arg->is_buffer) continue;
     const int h = find_buffer(head, b.arg->name);
     if (h < 0) continue;
-    if (std::string why = buffer_difference(head.args[h], b); !why.empty()) return why;
+    if (std::string why = buffer_difference(head.args[h], b); !why.empty()) {
+      if (!describes(head.args[h]) || !describes(b)) return why;
+      matched[h] = true;  // each side its own, as a scalar: the base's is appended below
+      continue;
+    }
     index[i] = h;
     matched[h] = true;
   }

@@ -4,7 +4,8 @@
 // the head's and the base's manifest entries must agree on the shape (same
 // name, same variables) and on every buffer, matched by name: element type,
 // role, element count, NULL or not, how inputs are made. Scalars, their
-// number and order, struct layouts, launch geometry, tunables, sources may
+// number and order, struct layouts, descriptors (inputs with given contents
+// or NULL: each side gets its own), launch geometry, tunables, sources may
 // differ: that is what a change is (a pull request that adds a `block_size`
 // parameter is timed like any other). A buffer only one side has takes part
 // when that side declares it "one_sided"; a base's buffer that the head

@@ -121,7 +121,8 @@ CompileOutcome checked_parameters(CompileOutcome outcome, const CompileRequest& 
                                        request.kernel->json_path + ".args");
   if (why.empty()) return outcome;
   outcome.ok = false;
-  outcome.diagnostics.push_back({"kgate.json", 0, 0, "error", why});
+  // Line 1: an annotation needs a line to land on (the JSON path is in the message).
+  outcome.diagnostics.push_back({"kgate.json", 1, 0, "error", why});
   outcome.log += "\nkgate.json: error: " + why + "\n";
   return outcome;
 }

@@ -17,12 +17,12 @@ bool host_or_driver_only(std::string_view f) {
         "-Wall", "-Wextra", "-Werror", "--compile", "-cudart=static", "-cudart=shared",
         "--cudart=static", "--cudart=shared"})
     if (f == exact) return true;
+  // Libraries and their folders ("-lcublas", "-L/opt/lib"), not -lineinfo.
+  if (f != "-lineinfo" && (starts_with(f, "-l") || starts_with(f, "-L"))) return true;
   for (std::string_view prefix : {"-Xcompiler=",
                                   "--compiler-options=",
                                   "-Xlinker=",
                                   "--linker-options=",
-                                  "-l",
-                                  "-L",
                                   "-ccbin",
                                   "--compiler-bindir",
                                   "--threads",

@@ -92,7 +92,7 @@ TEST_F(SideCompatibility, ABufferOnlyOneSideHasMustBeDeclared) {
   EXPECT_EQ(difference(h, b), "");
   // The base's extra buffer: given to it, never judged.
   EXPECT_EQ(difference(b, h), "");
-  EXPECT_EQ(signature_change(base.kernels[0], head.kernels[0]), "the head drops 'bias'");
+  EXPECT_EQ(signature_change(head.kernels[0], base.kernels[0]), "the head drops 'bias'");
   bool judged_extra = false;
   for (const ArgPlan& a : sides.base.args)
     if (a.arg->name == "bias") judged_extra = a.compared() || a.judged;
@@ -126,6 +126,26 @@ TEST_F(SideCompatibility, MatchedBuffersMustAgree) {
   h = kernel();
   h["args"][1]["null"] = true;
   EXPECT_EQ(difference(h, b), "buffer 'x' is NULL in the head and a buffer in the base");
+}
+
+TEST_F(SideCompatibility, EachSideMayHaveItsOwnDescriptor) {
+  // candle's b219903d0: the head passes NULL for a contiguous tensor's
+  // descriptor, the base still needs dims and strides.
+  nlohmann::json h = kernel(), b = kernel();
+  b["args"].push_back(
+      {{"name", "info"}, {"type", "const size_t*"}, {"init", {{"values", {"n", 1}}}}});
+  h["args"].push_back({{"name", "info"}, {"type", "const size_t*"}, {"null", true}});
+  EXPECT_EQ(difference(h, b), "");
+  // The base's descriptor is its own leaf, which the head does not take.
+  const int base_info = sides.base.params[4].leaf;
+  EXPECT_GE(base_info, 4);
+  EXPECT_TRUE(sides.base.args[base_info].buffer());
+  EXPECT_FALSE(sides.head.args[base_info].used);
+  EXPECT_TRUE(sides.head.args[sides.head.params[4].leaf].null);
+  // Data buffers stay one: a NULL data input is still a difference.
+  nlohmann::json hx = kernel();
+  hx["args"][1]["null"] = true;
+  EXPECT_EQ(difference(hx, kernel()), "buffer 'x' is NULL in the head and a buffer in the base");
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ struct EveryDraw {
     const DType types[] = {DType::kFloat64, DType::kFloat32, DType::kFloat16, DType::kBFloat16,
                            DType::kInt64,   DType::kInt32,   DType::kUInt8,   DType::kInt8,
                            DType::kInt16,   DType::kUInt16,  DType::kUInt32,  DType::kUInt64,
-                           DType::kBool};
+                           DType::kBool,    DType::kFp8E4M3, DType::kFp8E5M2};
     const InitSpec::Distribution kinds[] = {InitSpec::Distribution::kNormal,
                                             InitSpec::Distribution::kUniform,
                                             InitSpec::Distribution::kRandInt};
@@ -37,7 +37,7 @@ struct EveryDraw {
         a.init.high = 90;
         ArgPlan p{&a, count, size_t(count) * dtype_size(t)};
         p.randint_low = std::max<int64_t>(-7, dtype_min(t));
-        p.randint_high = std::min<int64_t>(1000, dtype_max(t) + 1);
+        p.randint_high = dtype_is_float(t) ? 1000 : std::min<int64_t>(1000, dtype_max(t) + 1);
         plan.args.push_back(p);
       }
     // cos and sin of one shared angle (drawn on a GPU too), and contents

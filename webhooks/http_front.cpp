@@ -340,16 +340,14 @@ void answer_from_front(BoundedStream& stream, int status, const std::string& mes
 // Closes after an error answer without losing it: a close with unread bytes
 // sends a reset, which can discard the answer before its reader sees it. So
 // the write side is shut first and what the sender still sends is read and
-// dropped, for at most `linger_s` (and 1 MB).
-void close_lingering(int sock, double linger_s) {
+// dropped, until it closes, is quiet for `quiet_s`, or `linger_s` have passed.
+void close_lingering(int sock, double linger_s, double quiet_s) {
   ::shutdown(sock, SHUT_WR);
   auto until = Clock::now() + seconds(linger_s);
-  char scratch[16384];
-  for (size_t dropped = 0; dropped < (1u << 20);) {
-    if (!wait_for(sock, POLLIN, until)) break;
+  char scratch[65536];
+  while (wait_for(sock, POLLIN, std::min(until, Clock::now() + seconds(quiet_s)))) {
     ssize_t n = recv(sock, scratch, sizeof scratch, 0);
     if (n <= 0) break;
-    dropped += static_cast<size_t>(n);
   }
 }
 
@@ -424,7 +422,7 @@ bool BoundedHttpServer::process_and_close_socket(socket_t sock) {
     // the connection is dropped, the service stays up.
     json_log({{"msg", "request failed inside the HTTP library; connection closed"}});
   }
-  if (t_linger) close_lingering(sock, limits_.linger_s);
+  if (t_linger) close_lingering(sock, limits_.linger_s, limits_.linger_quiet_s);
   t_linger = false;
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);

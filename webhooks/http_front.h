@@ -67,9 +67,11 @@ struct HttpLimits {
   size_t penalized_max_header_bytes = 16u << 10;
   size_t penalized_max_header_lines = 40;
   // After an error answer, the connection reads (and drops) what its sender
-  // still sends for at most this long before closing, so that the answer is
-  // not lost to a reset.
-  double linger_s = 1;
+  // still sends before closing, so that the answer is not lost to a reset (a
+  // client that writes a whole refused 26 MB body before it reads): until
+  // the sender closes, is quiet for linger_quiet_s, or linger_s have passed.
+  double linger_s = 2;
+  double linger_quiet_s = 0.5;
   int listen_backlog = 1024;
 };
 

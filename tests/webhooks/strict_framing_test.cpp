@@ -97,8 +97,8 @@ class StrictFraming : public ::testing::Test {
                      "SELECT count(*) FROM deliveries WHERE id='" + id + "'");
   }
   // A well-formed delivery on a new connection from `source`: its status.
-  int deliver_from(ServeProcess& server, const std::string& source) {
-    std::string id = new_delivery_id();
+  int deliver_from(ServeProcess& server, const std::string& source,
+                   const std::string& id = new_delivery_id()) {
     Exchange e = exchange(server, signed_delivery(id, "close"), source);
     if (e.statuses.size() != 1) return -1;
     return e.statuses[0] == 202 && stored(id) == 1 ? 202 : e.statuses[0];
@@ -319,8 +319,10 @@ TEST_F(StrictFraming, ASlowSenderIsCutButItsNextDeliveriesAreNot) {
   // The same address's well-formed deliveries are accepted at once, several at a time.
   std::vector<std::thread> senders;
   std::vector<int> statuses(4, 0);
+  std::vector<std::string> ids;  // drawn here: new_delivery_id is not for several threads
+  for (int i = 0; i < 4; ++i) ids.push_back(new_delivery_id());
   for (int i = 0; i < 4; ++i)
-    senders.emplace_back([&, i] { statuses[i] = deliver_from(*server, "127.0.5.1"); });
+    senders.emplace_back([&, i] { statuses[i] = deliver_from(*server, "127.0.5.1", ids[i]); });
   for (auto& t : senders) t.join();
   EXPECT_EQ(statuses, (std::vector<int>{202, 202, 202, 202}));
   // While penalized, a slow head from that address is cut sooner than the request timeout would.

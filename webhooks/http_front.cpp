@@ -24,7 +24,10 @@ using Clock = std::chrono::steady_clock;
 thread_local Clock::time_point t_deadline = Clock::time_point::max();
 thread_local RequestCut t_cut = RequestCut::kNone;
 thread_local bool t_close = false;
-thread_local bool t_linger = false;  // an error answer was sent: drain before closing
+// An error answer was sent: at most this many bytes are drained before closing (0: none).
+thread_local uint64_t t_linger_bytes = 0;
+// What a refused sender may still have in flight besides a body it declared.
+constexpr uint64_t kLingerSlack = 256u << 10;
 class BoundedStream;
 thread_local BoundedStream* t_stream = nullptr;  // the connection served on this thread
 // Set by ConnectionPool before it hands a socket to the server.
@@ -123,6 +126,10 @@ class BoundedStream : public httplib::Stream {
   static constexpr uint64_t kUnknown = UINT64_MAX;
   void expect(uint64_t bytes) { expected_ = bytes; }
   bool read_as_declared() const { return expected_ == kUnknown || handed_ == expected_; }
+  // Bytes of the declared body httplib did not read.
+  uint64_t unread() const {
+    return expected_ != kUnknown && expected_ > handed_ ? expected_ - handed_ : 0;
+  }
 
   bool is_readable() const override { return has_buffered() || wait_for(sock_, POLLIN, deadline_); }
   bool is_writable() const override {
@@ -322,8 +329,10 @@ const char* reason_phrase(int status) {
 }
 
 // An answer the front gives itself, before httplib has seen the request;
-// the connection closes after it. `message` is the front's own text.
-void answer_from_front(BoundedStream& stream, int status, const std::string& message) {
+// the connection closes after it, draining at most `linger_bytes` first.
+// `message` is the front's own text.
+void answer_from_front(BoundedStream& stream, int status, const std::string& message,
+                       uint64_t linger_bytes = kLingerSlack) {
   std::string body = nlohmann::json{{"error", message}}.dump() + "\n";
   std::string answer = "HTTP/1.1 " + std::to_string(status) + " " + reason_phrase(status) +
                        "\r\nContent-Type: application/json\r\nConnection: close\r\n"
@@ -334,20 +343,24 @@ void answer_from_front(BoundedStream& stream, int status, const std::string& mes
     if (n <= 0) break;
     sent += static_cast<size_t>(n);
   }
-  t_linger = true;
+  t_linger_bytes = std::max(t_linger_bytes, linger_bytes);
 }
 
 // Closes after an error answer without losing it: a close with unread bytes
 // sends a reset, which can discard the answer before its reader sees it. So
 // the write side is shut first and what the sender still sends is read and
-// dropped, until it closes, is quiet for `quiet_s`, or `linger_s` have passed.
-void close_lingering(int sock, double linger_s, double quiet_s) {
+// dropped, until it closes, is quiet for `quiet_s`, `linger_s` have passed,
+// or `bytes` were dropped (what it declared and was refused, and a little
+// more: a flood of header lines is not read on for seconds).
+void close_lingering(int sock, uint64_t bytes, double linger_s, double quiet_s) {
   ::shutdown(sock, SHUT_WR);
   auto until = Clock::now() + seconds(linger_s);
   char scratch[65536];
-  while (wait_for(sock, POLLIN, std::min(until, Clock::now() + seconds(quiet_s)))) {
+  for (uint64_t dropped = 0; dropped < bytes;) {
+    if (!wait_for(sock, POLLIN, std::min(until, Clock::now() + seconds(quiet_s)))) break;
     ssize_t n = recv(sock, scratch, sizeof scratch, 0);
     if (n <= 0) break;
+    dropped += static_cast<uint64_t>(n);
   }
 }
 
@@ -361,11 +374,15 @@ BoundedHttpServer::BoundedHttpServer(HttpLimits limits, RefusalListener on_refus
   // Runs for every answer httplib writes, after the handlers and before the
   // headers go out: an error, or a request whose body was not read to exactly
   // its declared end, ends the connection (what follows is not a request).
-  httplib::Server::set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+  uint64_t max_body = limits_.max_body_bytes;
+  httplib::Server::set_post_routing_handler([max_body](const httplib::Request&,
+                                                       httplib::Response& res) {
     bool unread = t_stream && !t_stream->read_as_declared();
     if (res.status >= 400 || unread || t_close) {
       t_close = true;
-      t_linger = t_linger || res.status >= 400 || unread;
+      if (res.status >= 400 || unread)
+        t_linger_bytes = std::max(
+            t_linger_bytes, kLingerSlack + (t_stream ? std::min(t_stream->unread(), max_body) : 0));
       res.headers.erase("Keep-Alive");
       res.headers.erase("Connection");
       res.set_header("Connection", "close");
@@ -414,7 +431,7 @@ void BoundedHttpServer::penalize(const std::string& peer) {
 }
 
 bool BoundedHttpServer::process_and_close_socket(socket_t sock) {
-  t_linger = false;
+  t_linger_bytes = 0;
   try {
     serve(sock);
   } catch (...) {
@@ -422,8 +439,9 @@ bool BoundedHttpServer::process_and_close_socket(socket_t sock) {
     // the connection is dropped, the service stays up.
     json_log({{"msg", "request failed inside the HTTP library; connection closed"}});
   }
-  if (t_linger) close_lingering(sock, limits_.linger_s, limits_.linger_quiet_s);
-  t_linger = false;
+  if (t_linger_bytes > 0)
+    close_lingering(sock, t_linger_bytes, limits_.linger_s, limits_.linger_quiet_s);
+  t_linger_bytes = 0;
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
   return true;
@@ -519,9 +537,11 @@ void BoundedHttpServer::serve(socket_t sock) {
     const RequestHead& head = std::get<RequestHead>(checked);
     if (head.framing == BodyFraming::kLength && head.content_length > limits_.max_body_bytes) {
       if (on_refused_) on_refused_("too-large", &head);
+      // A sender that writes its whole body before reading reads the 413 after it.
       answer_from_front(stream, 413,
                         "payload larger than " + std::to_string(limits_.max_body_bytes) +
-                            " bytes (GitHub sends at most 25 MB)");
+                            " bytes (GitHub sends at most 25 MB)",
+                        std::min(head.content_length, limits_.max_body_bytes) + kLingerSlack);
       return;
     }
     stream.expect(head.framing == BodyFraming::kChunked

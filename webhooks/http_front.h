@@ -69,7 +69,8 @@ struct HttpLimits {
   // After an error answer, the connection reads (and drops) what its sender
   // still sends before closing, so that the answer is not lost to a reset (a
   // client that writes a whole refused 26 MB body before it reads): until
-  // the sender closes, is quiet for linger_quiet_s, or linger_s have passed.
+  // the sender closes, is quiet for linger_quiet_s, linger_s have passed, or
+  // it sent the body it declared (at most max_body_bytes) and 256 KB more.
   double linger_s = 2;
   double linger_quiet_s = 0.5;
   int listen_backlog = 1024;

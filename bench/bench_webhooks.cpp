@@ -18,9 +18,14 @@
 // costs little of the 2 cores it shares with the server. Without --rate the
 // generator is closed loop (each connection sends when answered).
 //
+// --head-check N starts no server: it times the front's strict head check
+// (webhooks/request_head.h: scanner and check) N times on the head the open
+// loop sends, the work each request gained before httplib parses it.
+//
 //   bench_webhooks [--kgate PATH] [--seconds 10] [--connections 8] [--rate 0]
 //                  [--durability full|normal|default] [--big 0] [--source CHECKOUT]
 //                  [--http-threads N] [--slowloris 0] [--header-flood 0] [--per-peer N]
+//                  [--head-check 0]
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -48,6 +53,7 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "webhooks/request_head.h"
 #include "webhooks/signature.h"
 
 namespace {
@@ -388,6 +394,29 @@ int main(int argc, char** argv) {
   if (body.empty()) {
     std::fprintf(stderr, "bench: run scripts/setup first (needs @octokit/webhooks-examples)\n");
     return 2;
+  }
+  if (long checks = std::stol(arg(argc, argv, "--head-check", "0")); checks > 0) {
+    std::string head =
+        "POST /webhook HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        "X-GitHub-Event: pull_request\r\nX-Hub-Signature-256: " +
+        kgate::webhooks::github_signature(kSecret, body) +
+        "\r\nContent-Length: " + std::to_string(body.size()) +
+        "\r\nX-GitHub-Delivery: open-0000000001\r\n\r\n";
+    std::string bytes = head + body.substr(0, 16384 - head.size());  // what one receive holds
+    kgate::webhooks::HeadLimits limits;
+    size_t accepted = 0;
+    auto start = Clock::now();
+    for (long i = 0; i < checks; ++i) {
+      kgate::webhooks::HeadScanner scanner(limits);
+      if (scanner.scan(bytes) != kgate::webhooks::HeadScanner::State::kWhole) continue;
+      auto checked = kgate::webhooks::check_request_head(
+          std::string_view(bytes).substr(0, scanner.size()), limits);
+      accepted += std::holds_alternative<kgate::webhooks::RequestHead>(checked);
+    }
+    double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+    std::printf("head check: %ld heads of %zu bytes, %zu accepted, %.0f ns per head\n", checks,
+                head.size(), accepted, ns / static_cast<double>(checks));
+    return accepted == static_cast<size_t>(checks) ? 0 : 1;
   }
   fs::path work = fs::temp_directory_path() / ("kgate-bench-" + std::to_string(getpid()));
   Server server = start_server(kgate, work, durability, http_threads, per_peer);

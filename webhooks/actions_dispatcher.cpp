@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/http_transport.h"
+#include "webhooks/public_text.h"
 
 namespace kgate::webhooks {
 namespace {
@@ -140,12 +141,12 @@ Result<std::string> ActionsDispatcher::queue_check_run(const StoredJob& job, std
 void ActionsDispatcher::complete_check_run(const std::string& repository, const std::string& id,
                                            const std::string& conclusion,
                                            const std::string& summary) {
-  (void)client_->send(
-      "PATCH", "/repos/" + repository + "/check-runs/" + id,
-      nlohmann::json{
-          {"status", "completed"},
-          {"conclusion", conclusion},
-          {"output", {{"title", "kgate: the gate could not be started"}, {"summary", summary}}}});
+  (void)client_->send("PATCH", "/repos/" + repository + "/check-runs/" + id,
+                      nlohmann::json{{"status", "completed"},
+                                     {"conclusion", conclusion},
+                                     {"output",
+                                      {{"title", "kgate: the gate could not be started"},
+                                       {"summary", without_local_paths(summary)}}}});
 }
 
 JobResult ActionsDispatcher::execute(const StoredJob& job, const ExecutionContext&) {

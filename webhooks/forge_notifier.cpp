@@ -1,6 +1,7 @@
 #include "webhooks/forge_notifier.h"
 
 #include "bot/check_run_publisher.h"
+#include "webhooks/public_text.h"
 
 namespace kgate::webhooks {
 
@@ -21,13 +22,13 @@ Status ForgeNotifier::notify(const Notice& notice) {
     bot::CheckRunReport report;
     report.title = "kgate: waiting for a maintainer's approval";
     report.conclusion = "action_required";
-    report.summary_markdown = notice.message;
+    report.summary_markdown = without_local_paths(notice.message);
     if (Status s = bot::publish_check_run(forge, notice.head_sha, report); !s.ok())
       return s.error().with_context("check run on " + notice.head_sha);
     return {};
   }
   if (notice.pull_number <= 0) return {};  // nowhere to say it (a push): the log line is enough
-  std::string body = marker(notice.kind) + "\n" + notice.message;
+  std::string body = marker(notice.kind) + "\n" + without_local_paths(notice.message);
   if (!notice.head_sha.empty()) body += "\n\n(commit " + notice.head_sha + ")";
   if (Status s =
           forge.upsert_comment(static_cast<int>(notice.pull_number), marker(notice.kind), body);

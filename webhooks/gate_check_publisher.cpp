@@ -5,6 +5,7 @@
 #include "gate/gate_report.h"
 #include "webhooks/job_executor.h"
 #include "webhooks/json_log.h"
+#include "webhooks/public_text.h"
 
 namespace kgate::webhooks {
 
@@ -36,6 +37,17 @@ Status GateCheckPublisher::finish(const JobSpec& spec, const std::string& check_
                                   const JobResult& result,
                                   const std::filesystem::path& result_json) {
   bot::CheckRunReport report;
+  // What went wrong is logged here in full; GitHub is told without this
+  // machine's paths (the pull request's readers are not its operators).
+  auto unreadable = [&](const std::string& why, const std::string& detail) {
+    json_log({{"msg", "cannot read the gate's report"},
+              {"head_sha", spec.head},
+              {"file", result_json.string()},
+              {"error", detail}});
+    report = {};
+    report.summary_markdown =
+        "kgate could not read the gate's report (" + why + "); the service's log has the details.";
+  };
   if (result.ok) {
     auto text = read_file(result_json);
     auto json = text.ok() ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
@@ -44,13 +56,12 @@ Status GateCheckPublisher::finish(const JobSpec& spec, const std::string& check_
         GateReport gate = GateReport::from_json(json);
         report = bot::gate_check_run(gate, render_markdown(gate));
       } catch (const std::exception& e) {
-        report = {};
-        report.summary_markdown =
-            std::string("kgate could not read the gate's report: ") + e.what();
+        unreadable("not a gate report", e.what());
       }
+    } else if (text.ok()) {
+      unreadable("not JSON", "not a JSON object");
     } else {
-      report.summary_markdown = "kgate could not read the gate's report (" +
-                                (text.ok() ? std::string("not JSON") : text.error().message) + ")";
+      unreadable("the job wrote none", text.error().message);
     }
   } else {
     report.summary_markdown = result.cancelled
@@ -61,6 +72,13 @@ Status GateCheckPublisher::finish(const JobSpec& spec, const std::string& check_
   if (report.conclusion.empty()) {
     report.title = "kgate: could not finish";
     report.conclusion = "neutral";
+  }
+  report.title = without_local_paths(report.title);
+  report.summary_markdown = without_local_paths(report.summary_markdown);
+  report.details_markdown = without_local_paths(report.details_markdown);
+  for (auto& annotation : report.annotations) {
+    annotation.title = without_local_paths(annotation.title);
+    annotation.message = without_local_paths(annotation.message);
   }
   std::lock_guard lock(mutex_);
   auto f = forge(spec.repository);

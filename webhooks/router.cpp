@@ -181,6 +181,26 @@ void route_bot_command(const WebhookEvent& event, const CommentCommand& command,
   out.jobs.push_back(std::move(job));
 }
 
+// `/kgate approve PREFIX` names the head by at least 7 hexadecimal digits of
+// its id (git's shortest abbreviation), and only the head: a prefix that also
+// starts the base's id is ambiguous. Empty when it names the head.
+std::string approval_prefix_problem(const std::string& prefix, const PullState& pull) {
+  bool hex = std::all_of(prefix.begin(), prefix.end(),
+                         [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  if (!hex || prefix.size() < 7 || prefix.size() > 40)
+    return "/kgate approve: name the head commit by 7 to 40 lowercase hexadecimal digits of its "
+           "id, or by nothing (the head is " +
+           pull.head_sha + ")";
+  if (!starts_with(pull.head_sha, prefix))
+    return "/kgate approve " + prefix + " names a commit that is not the head (" + pull.head_sha +
+           ")";
+  if (starts_with(pull.base_sha, prefix))
+    return "/kgate approve " + prefix +
+           " is ambiguous: the base commit's id starts with it too; give more digits of " +
+           pull.head_sha;
+  return "";
+}
+
 void route_comment(const WebhookEvent& event, const RoutingContext& context, Routing& out) {
   const CommentInfo& comment = *event.comment;
   if (event.action != "created") {
@@ -247,11 +267,16 @@ void route_comment(const WebhookEvent& event, const RoutingContext& context, Rou
     return;
   }
   if (command->verb == "approve") {
-    if (!command->argument.empty() && !starts_with(pull->head_sha, command->argument)) {
-      out.notices.push_back({"command-refused", repo, number, pull->head_sha,
-                             "/kgate approve " + command->argument +
-                                 " names a commit that is not the head (" + pull->head_sha + ")"});
-      out.ignored = "approval for a stale commit";
+    if (!command->argument.empty()) {
+      if (std::string why = approval_prefix_problem(command->argument, *pull); !why.empty()) {
+        out.notices.push_back({"command-refused", repo, number, pull->head_sha, why});
+        out.ignored = "approval that does not name the head commit";
+        return;
+      }
+    }
+    if (approved(context, repo, pull->head_sha)) {
+      // A second approval would queue a second gate of the same commit.
+      out.ignored = "head commit already approved (/kgate rerun gates it again)";
       return;
     }
     out.approvals.push_back({repo, number, pull->head_sha, comment.author});

@@ -38,6 +38,11 @@ Error missing(std::string_view event, std::string_view path, std::string_view ex
                           " must be " + std::string(expected));
 }
 
+// An optional commit id (push "before", a check run's base): absent, or a commit id.
+bool empty_or_commit_id(const std::string& text) {
+  return text.empty() || is_commit_id(text);
+}
+
 Result<PullRequestInfo> parse_pull_request(std::string_view event, const json& pr) {
   if (!pr.is_object()) return missing(event, "pull_request", "an object");
   PullRequestInfo info;
@@ -47,8 +52,10 @@ Result<PullRequestInfo> parse_pull_request(std::string_view event, const json& p
   const json& base = object_or_null(pr, "base");
   info.head_sha = text(head, "sha");
   info.base_sha = text(base, "sha");
-  if (info.head_sha.empty()) return missing(event, "pull_request.head.sha", "a commit id");
-  if (info.base_sha.empty()) return missing(event, "pull_request.base.sha", "a commit id");
+  if (!is_commit_id(info.head_sha))
+    return missing(event, "pull_request.head.sha", "a commit id (40 hexadecimal digits)");
+  if (!is_commit_id(info.base_sha))
+    return missing(event, "pull_request.base.sha", "a commit id (40 hexadecimal digits)");
   info.head_ref = text(head, "ref");
   info.base_ref = text(base, "ref");
   info.head_repo = text(object_or_null(head, "repo"), "full_name");
@@ -66,6 +73,10 @@ Result<PushInfo> parse_push(const json& body) {
   if (info.ref.empty()) return missing("push", "ref", "a string such as refs/heads/main");
   info.before = text(body, "before");
   info.after = text(body, "after");
+  if (!empty_or_commit_id(info.before))
+    return missing("push", "before", "a commit id (40 hexadecimal digits)");
+  if (!empty_or_commit_id(info.after))
+    return missing("push", "after", "a commit id (40 hexadecimal digits)");
   const json* deleted = member(body, "deleted");
   info.deleted = deleted && deleted->is_boolean() && deleted->get<bool>();
   std::set<std::string> files;
@@ -106,16 +117,26 @@ Result<CheckRunInfo> parse_check_run(const json& body) {
   CheckRunInfo info;
   info.name = text(run, "name");
   info.head_sha = text(run, "head_sha");
-  if (info.head_sha.empty()) return missing("check_run", "check_run.head_sha", "a commit id");
+  if (!is_commit_id(info.head_sha))
+    return missing("check_run", "check_run.head_sha", "a commit id (40 hexadecimal digits)");
   if (const json* pulls = member(run, "pull_requests");
       pulls && pulls->is_array() && !pulls->empty()) {
     info.pull_number = integer((*pulls)[0], "number");
     info.base_sha = text(object_or_null((*pulls)[0], "base"), "sha");
+    if (!empty_or_commit_id(info.base_sha))
+      return missing("check_run", "check_run.pull_requests[0].base.sha",
+                     "a commit id (40 hexadecimal digits)");
   }
   return info;
 }
 
 }  // namespace
+
+bool is_commit_id(std::string_view text) {
+  return text.size() == 40 && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
 
 Result<WebhookEvent> parse_webhook_event(std::string_view name, std::string_view body) {
   json root = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);

@@ -62,6 +62,9 @@ struct WebhookEvent {
   std::optional<CheckRunInfo> check_run;
 };
 
+// A commit id as GitHub sends it: 40 lowercase hexadecimal digits.
+bool is_commit_id(std::string_view text);
+
 // Parses the raw body of a delivery of event `name`. Events kgate does not
 // route are parsed only for the common fields.
 Result<WebhookEvent> parse_webhook_event(std::string_view name, std::string_view body);

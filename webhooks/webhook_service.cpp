@@ -204,8 +204,12 @@ Result<std::unique_ptr<WebhookService>> WebhookService::open(ServiceOptions opti
       });
 
   service->budget_ = std::make_unique<MemoryBudget>(o.body_memory_bytes);
+  o.http.max_body_bytes = o.max_body_bytes;  // a longer Content-Length: 413 from the front
   service->server_ = std::make_unique<BoundedHttpServer>(
-      o.http, [self](const char* reason) { self->metrics_.connection_refused(reason); });
+      o.http, [self](const char* reason, const RequestHead* head) {
+        self->metrics_.connection_refused(reason);
+        if (head && std::string_view(reason) == "too-large") self->refused_too_large(*head);
+      });
   BoundedHttpServer& server = *service->server_;
   server.set_payload_max_length(o.max_body_bytes);
   server.set_tcp_nodelay(true);
@@ -282,21 +286,26 @@ void WebhookService::install_routes() {
                      const httplib::ContentReader& reader) { receive_delivery(req, res, reader); });
 }
 
+void WebhookService::refused_too_large(const RequestHead& head) {
+  std::string event(head.field("X-GitHub-Event"));
+  metrics_.delivery(valid_token(event, 64, false) ? event : "invalid", "too-large", 0);
+  json_log({{"msg", "delivery"},
+            {"event", printable(event)},
+            {"delivery", printable(head.field("X-GitHub-Delivery"))},
+            {"status", 413},
+            {"outcome", "too-large"},
+            {"reason", "Content-Length " + printable(head.field("Content-Length"), 24) +
+                           " is over " + std::to_string(options_.max_body_bytes) + " bytes"}});
+}
+
 void WebhookService::error_reply(const httplib::Request& req, httplib::Response& res) {
-  // What the front cut: the request took too long, or its head was too large.
-  switch (BoundedHttpServer::request_cut()) {
-    case RequestCut::kTimeout:
-      close_connection(res);
-      return answer(
-          res, 408,
-          {{"error", "the request did not arrive within " +
-                         std::to_string(static_cast<int>(options_.http.request_timeout_s)) +
-                         " s"}});
-    case RequestCut::kHeaderTooLarge:
-      close_connection(res);
-      return answer(res, 431, {{"error", "request headers too large or too many"}});
-    case RequestCut::kNone:
-      break;
+  // Every answer here closes the connection (the front's rule for errors).
+  if (BoundedHttpServer::request_cut() == RequestCut::kTimeout) {
+    close_connection(res);
+    return answer(
+        res, 408,
+        {{"error", "the request did not arrive within " +
+                       std::to_string(static_cast<int>(options_.http.request_timeout_s)) + " s"}});
   }
   if (res.status != 413) {
     if (res.body.empty())
@@ -305,10 +314,10 @@ void WebhookService::error_reply(const httplib::Request& req, httplib::Response&
   }
   // httplib refuses form-encoded bodies over 8 KB with 413 before our
   // handler runs; for GitHub's form content type the useful answer is 415.
+  // (A Content-Length over the limit never gets here: the front answers it.)
   std::string type = req.get_header_value("Content-Type");
   bool form = type.rfind("application/x-www-form-urlencoded", 0) == 0;
-  size_t length = std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
-  int status = form && length <= options_.max_body_bytes ? 415 : 413;
+  int status = form ? 415 : 413;
   std::string reason = status == 415
                            ? "content type application/x-www-form-urlencoded is not accepted: "
                              "set the webhook's content type to application/json in GitHub"
@@ -338,8 +347,8 @@ void WebhookService::receive_delivery(const httplib::Request& req, httplib::Resp
   size_t length =
       chunked ? 0 : std::strtoull(req.get_header_value("Content-Length").c_str(), nullptr, 10);
   if (length > options_.max_body_bytes) {
-    // httplib skips the body (into nothing, within the request's deadline) and refuses it.
-    reader([](const char*, size_t) { return true; });
+    // The front answers such a length before the body; never read it here either.
+    close_connection(res);
     res.status = 413;  // answered by the error handler
     return;
   }

@@ -77,6 +77,8 @@ class WebhookService {
   explicit WebhookService(ServiceOptions options);
   void install_routes();
   void error_reply(const httplib::Request& req, httplib::Response& res);
+  // A delivery the front refused for its Content-Length: counted and logged as one.
+  void refused_too_large(const RequestHead& head);
   void receive_delivery(const httplib::Request& req, httplib::Response& res,
                         const httplib::ContentReader& reader);
   void handle_delivery(const httplib::Request& req, const std::string& body,

@@ -400,5 +400,68 @@ TEST(CommentCommand, Parsing) {
   EXPECT_FALSE(parse_comment_command("no command"));
 }
 
+TEST_F(RouterTest, ApprovalNamesTheHeadByAtLeastSevenHexDigits) {
+  route_payload("pull_request", fork_pr("opened"));
+  const std::string head = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+  for (const std::string& prefix :
+       {std::string("c"), std::string("e"), std::string("ec26c3"), std::string("EC26C3E5"),
+        head + "0", std::string("HEAD"), std::string("ec26c3e!"), std::string("f95f852")}) {
+    Routing r = route_payload("issue_comment", comment("/kgate approve " + prefix));
+    EXPECT_TRUE(r.approvals.empty()) << prefix;
+    EXPECT_TRUE(r.jobs.empty()) << prefix;
+    ASSERT_EQ(r.notices.size(), 1u) << prefix;
+    EXPECT_EQ(r.notices[0].kind, "command-refused") << prefix;
+  }
+  Routing approval = route_payload("issue_comment", comment("/kgate approve ec26c3e"));
+  ASSERT_EQ(approval.approvals.size(), 1u);
+  ASSERT_EQ(approval.jobs.size(), 1u);
+  // An approved head: another approval, with or without its id, queues no second gate.
+  for (const std::string& again : {std::string("/kgate approve"), "/kgate approve " + head,
+                                   std::string("/kgate approve ec26c3e57")}) {
+    Routing r = route_payload("issue_comment", comment(again));
+    EXPECT_TRUE(r.jobs.empty()) << again;
+    EXPECT_TRUE(r.approvals.empty()) << again;
+  }
+  EXPECT_EQ(route_payload("issue_comment", comment("/kgate rerun")).jobs.size(), 1u);
+}
+
+TEST_F(RouterTest, AnApprovalPrefixThatAlsoStartsTheBaseIsAmbiguous) {
+  json p = fork_pr("opened");
+  p["pull_request"]["base"]["sha"] = "ec26c3e5" + std::string(32, '0');
+  route_payload("pull_request", p);
+  Routing r = route_payload("issue_comment", comment("/kgate approve ec26c3e5"));
+  EXPECT_TRUE(r.approvals.empty());
+  ASSERT_EQ(r.notices.size(), 1u);
+  EXPECT_NE(r.notices[0].message.find("ambiguous"), std::string::npos) << r.notices[0].message;
+  EXPECT_EQ(route_payload("issue_comment", comment("/kgate approve ec26c3e57")).approvals.size(),
+            1u);
+}
+
+TEST_F(RouterTest, CommitIdsAreCheckedAtIntake) {
+  const std::string traversal = "../../../../etc/passwd000000000000000000";
+  ASSERT_EQ(traversal.size(), 40u);
+  for (const std::string& bad : {traversal, std::string("EC26C3E57CA3A959CA5AAD62DE7213C562F8C821"),
+                                 std::string("ec26c3e"), std::string(41, 'a'), std::string()}) {
+    json pr = example_payload("pull_request", "opened");
+    pr["pull_request"]["head"]["sha"] = bad;
+    auto head = parse_webhook_event("pull_request", pr.dump());
+    ASSERT_FALSE(head.ok()) << bad;
+    EXPECT_NE(head.error().message.find("pull_request.head.sha"), std::string::npos);
+    pr = example_payload("pull_request", "opened");
+    pr["pull_request"]["base"]["sha"] = bad;
+    EXPECT_FALSE(parse_webhook_event("pull_request", pr.dump()).ok()) << bad;
+    json run = example_payload("check_run", "rerequested");
+    run["check_run"]["head_sha"] = bad;
+    EXPECT_FALSE(parse_webhook_event("check_run", run.dump()).ok()) << bad;
+    if (bad.empty()) continue;  // a push's ids may be absent
+    json push = example_payload("push");
+    push["after"] = bad;
+    EXPECT_FALSE(parse_webhook_event("push", push.dump()).ok()) << bad;
+  }
+  EXPECT_TRUE(
+      parse_webhook_event("pull_request", example_payload("pull_request", "opened").dump()).ok());
+  EXPECT_TRUE(parse_webhook_event("push", example_payload("push").dump()).ok());
+}
+
 }  // namespace
 }  // namespace kgate::webhooks

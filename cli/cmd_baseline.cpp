@@ -10,6 +10,7 @@
 #include "core/manifest_loader.h"
 #include "core/number_format.h"
 #include "core/text_table.h"
+#include "gate/baseline_dir.h"
 #include "gate/baseline_recorder.h"
 #include "gate/baseline_store.h"
 #include "gate/drift.h"
@@ -23,7 +24,7 @@ struct BaselineArgs {
   std::string action;
   std::string path = ".";
   std::string kernel;
-  std::string dir;  // empty: <manifest folder>/baselines
+  std::string dir;  // empty: default_baseline_dir (gate/baseline_dir.h)
   std::string gpu;  // show/drift: only this GPU (name or slug)
   std::string backend = "auto";
   std::string revision;
@@ -91,7 +92,7 @@ int measure_and(const BaselineArgs& args, bool record) {
   auto backend = open_backend(args);
   if (!backend.ok()) return fail(backend.error());
   std::filesystem::path dir =
-      args.dir.empty() ? manifest_root / "baselines" : std::filesystem::path(args.dir);
+      args.dir.empty() ? default_baseline_dir(manifest_root) : std::filesystem::path(args.dir);
   TextTable table(record ? std::vector<std::string>{"kernel", "shape", "median", "p10", "p90",
                                                     "samples", "history"}
                          : std::vector<std::string>{"kernel", "shape", "stored median", "P10-P90",
@@ -159,7 +160,7 @@ Result<std::filesystem::path> dir_for(const BaselineArgs& args) {
   if (!args.dir.empty()) return std::filesystem::path(args.dir);
   auto manifest = load_manifest(args.path);
   if (!manifest.ok()) return manifest.error();
-  return manifest->root / "baselines";
+  return default_baseline_dir(manifest->root);
 }
 
 int show(const BaselineArgs& args) {
@@ -233,8 +234,10 @@ CommandRegistration registration_baseline(
           ->capture_default_str();
       app.add_option("--repo", args->path, "The same as the path argument (as in other commands)");
       app.add_option("--kernel", args->kernel, "Only this kernel");
-      app.add_option("--dir", args->dir,
-                     "Baselines folder (default: baselines/ beside kgate.json)");
+      app.add_option(
+          "--dir", args->dir,
+          "Baselines folder (default: baselines/ beside kgate.json; for an example bundled "
+          "with kgate, examples/NAME, the tree's baselines/NAME)");
       app.add_option("--gpu", args->gpu, "show/drift: only this GPU (name or slug)");
       app.add_option("--backend", args->backend, "host, cuda, or auto")
           ->check(CLI::IsMember({"auto", "host", "cuda"}))

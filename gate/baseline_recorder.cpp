@@ -1,6 +1,7 @@
 #include "gate/baseline_recorder.h"
 
 #include "core/hash.h"
+#include "gate/baseline_dir.h"
 #include "runner/kernel_run.h"
 
 namespace kgate {
@@ -19,8 +20,8 @@ Result<BaselineRecord> record_baseline(const Manifest& manifest, const Kernel& k
   if (!result->passed()) return record;
   record.passed = true;
   std::string device = result->shapes.empty() ? "" : result->shapes.front().device.name;
-  record.file = baseline_path(options.dir.empty() ? manifest.root / "baselines" : options.dir,
-                              device, kernel.name);
+  record.file = baseline_path(
+      options.dir.empty() ? default_baseline_dir(manifest.root) : options.dir, device, kernel.name);
   record.entry =
       baseline_entry(result->shapes, sha256_file(manifest.root / impl->source), options.revision);
   // A damaged baseline file is left as it is (the error says which file).

@@ -1,7 +1,7 @@
 #pragma once
 // Recording one kernel's baseline: time its current version (runner/kernel_run.h)
-// and append the result to baselines/<gpu-slug>/<kernel>.json
-// (gate/baseline_store.h). Used by `kgate baseline record` and by `kgate
+// and append the result to <dir>/<gpu-slug>/<kernel>.json (gate/baseline_store.h; dir:
+// gate/baseline_dir.h unless given). Used by `kgate baseline record` and by `kgate
 // sweep` before its episodes; each decides what a kernel that fails its
 // checks, or a file that cannot be written, costs it.
 #include <cstdint>
@@ -17,7 +17,7 @@
 namespace kgate {
 
 struct BaselineRecordOptions {
-  std::filesystem::path dir;  // baselines folder; empty: <manifest folder>/baselines
+  std::filesystem::path dir;  // baselines folder; empty: default_baseline_dir(manifest.root)
   std::string revision;       // stored with the entry; empty: none
   uint64_t seed = 0;          // 0: drawn from the clock
   int gpu = 0;

@@ -4,6 +4,8 @@
 
 #include "agent/chat_provider.h"
 #include "agent/command_provider.h"
+#include "agent/handoff_provider.h"
+#include "agent/replay_provider.h"
 #include "agent/tuner_provider.h"
 
 namespace kgate {
@@ -20,6 +22,14 @@ Result<std::unique_ptr<AgentProvider>> make_provider(const ProviderConfig& confi
       return Error::bad_input(
           "the command agent needs a program: pass --agent-command or set KGATE_AGENT_COMMAND");
     return make_command_provider(command, config.command_timeout_s);
+  }
+  if (config.name == "handoff") return make_handoff_provider();
+  if (config.name == "replay") {
+    if (config.answers.empty())
+      return Error::bad_input(
+          "the replay agent needs recorded answers: pass --answers DIR (an episode's turns/ "
+          "folder, or a copy of one)");
+    return make_replay_provider(config.answers);
   }
   if (config.name == "openai") {
     ChatConfig c = openai_config_from_env();

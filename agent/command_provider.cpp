@@ -14,7 +14,7 @@ class CommandProvider : public AgentProvider {
   Result<std::string> ask(const AgentRequest& request) override {
     CommandOptions options;
     options.timeout_s = timeout_s_;
-    options.stdin_text = request.to_json().dump();
+    options.stdin_text = request.file_text();
     auto outcome = run_command({"/bin/sh", "-c", command_}, options);
     if (!outcome.ok()) return outcome.error().with_context("agent command");
     if (!outcome->succeeded()) {

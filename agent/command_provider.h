@@ -1,6 +1,7 @@
 #pragma once
 // Any other agent: a program run with `/bin/sh -c COMMAND`, the request as
-// JSON on stdin ({"task", "system", "prompt", "context"}), the answer on
+// JSON on stdin ({"task", "system", "prompt", "context"}: AgentRequest::file_text,
+// the same text a hand-off writes to its request file), the answer on
 // stdout, under a time limit. A failing or hanging command is an Error.
 #include <memory>
 #include <string>

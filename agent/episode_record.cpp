@@ -24,7 +24,8 @@ nlohmann::json IterationRecord::to_json() const {
                       {"failure", failure},
                       {"compile_digest", compile_digest},
                       {"reflection", reflection},
-                      {"accepted", accepted}};
+                      {"accepted", accepted},
+                      {"turns", turns}};
   if (!replan_prompt.empty()) {
     j["replan_prompt"] = replan_prompt;
     j["replan_answer"] = replan_answer;
@@ -53,7 +54,25 @@ IterationRecord IterationRecord::from_json(const nlohmann::json& j) {
   if (j.contains("gate") && j["gate"].is_object()) r.evaluation = Evaluation::from_json(j["gate"]);
   r.reflection = string_field(j, "reflection");
   r.accepted = bool_field(j, "accepted", false);
+  r.turns = static_cast<int>(integer_field(j, "turns", 0));
   return r;
+}
+
+nlohmann::json PendingTurn::to_json() const {
+  return {{"turn", turn},           {"id", id},           {"task", task},
+          {"iteration", iteration}, {"request", request}, {"answer", answer}};
+}
+
+std::optional<PendingTurn> PendingTurn::from_json(const nlohmann::json& j) {
+  PendingTurn p;
+  p.turn = static_cast<int>(integer_field(j, "turn", 0));
+  p.id = string_field(j, "id");
+  p.task = string_field(j, "task");
+  p.iteration = static_cast<int>(integer_field(j, "iteration", 0));
+  p.request = string_field(j, "request");
+  p.answer = string_field(j, "answer");
+  if (p.turn <= 0 || p.iteration <= 0 || p.id.empty() || p.request.empty()) return std::nullopt;
+  return p;
 }
 
 nlohmann::json EpisodeRecord::to_json() const {
@@ -86,6 +105,8 @@ nlohmann::json EpisodeRecord::to_json() const {
     for (const ProfileObservation& p : profiles) j["profiles"].push_back(p.to_json());
   }
   for (const IterationRecord& it : iterations) j["iterations"].push_back(it.to_json());
+  j["waiting"] = waiting ? waiting->to_json() : nlohmann::json();
+  if (!original_sha256.empty()) j["original_sha256"] = original_sha256;
   return j;
 }
 
@@ -125,6 +146,8 @@ Result<EpisodeRecord> EpisodeRecord::from_json(const nlohmann::json& j) {
     if (p.is_object()) r.profiles.push_back(ProfileObservation::from_json(p));
   for (const auto& it : array_field(j, "iterations"))
     if (it.is_object()) r.iterations.push_back(IterationRecord::from_json(it));
+  r.waiting = PendingTurn::from_json(object_field(j, "waiting"));
+  r.original_sha256 = string_field(j, "original_sha256");
   // Keep the invariant (index == position + 1) whatever the file says; a
   // best that points past the iterations read is the original.
   for (size_t i = 0; i < r.iterations.size(); ++i) r.iterations[i].index = static_cast<int>(i) + 1;
@@ -176,7 +199,7 @@ std::optional<std::filesystem::path> find_unfinished_episode(
         warn("skipping an unreadable episode record: " + r.error().message);
       continue;
     }
-    if (r->status != "running") continue;
+    if (r->status != "running" && r->status != "waiting") continue;
     if (r->kernel != kernel || r->backend != backend || r->agent != agent) continue;
     // Ids start with a UTC timestamp, so they order like start times.
     if (!newest || r->id > newest_start) {

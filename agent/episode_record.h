@@ -4,7 +4,8 @@
 // flight and `kgate optimize` resumes from it.
 //
 // Invariant: iterations[i].index == i + 1; an iteration with `done == false`
-// is the one in flight and is redone on resume.
+// is the one in flight and is redone on resume, unless the episode waits at
+// one of its model turns (status "waiting"): then it continues from there.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -40,9 +41,25 @@ struct IterationRecord {
   std::optional<Evaluation> evaluation;
   std::string reflection;
   bool accepted = false;  // became the new best
+  int turns = 0;          // model turns answered in this iteration (re-plan, propose, reflect)
+
+  bool failed_to_compile() const { return outcome == "compile-error" || outcome == "refused"; }
 
   nlohmann::json to_json() const;
   static IterationRecord from_json(const nlohmann::json& j);
+};
+
+// Where a hand-off episode stopped (agent/handoff_provider.h): the model
+// turn whose answer it waits for. Paths are relative to the episode folder.
+struct PendingTurn {
+  int turn = 0;
+  std::string id;    // TurnFiles::id
+  std::string task;  // propose, replan, reflect
+  int iteration = 0;
+  std::string request, answer;  // turns/request-<id>.json, turns/answer-<id>.txt
+
+  nlohmann::json to_json() const;
+  static std::optional<PendingTurn> from_json(const nlohmann::json& j);  // none: not one
 };
 
 struct EpisodeRecord {
@@ -52,7 +69,7 @@ struct EpisodeRecord {
   uint64_t seed = 0;
   std::string manifest;  // path as given
   std::string started_at, updated_at;
-  std::string status = "running";  // "running", "finished", "failed"
+  std::string status = "running";  // "running", "waiting", "finished", "failed"
   std::string stop_reason;
   nlohmann::json options;              // max_iters, patience, budget_s, ...
   std::optional<Evaluation> baseline;  // the original, timed alone
@@ -72,6 +89,10 @@ struct EpisodeRecord {
   // best_iteration.
   std::vector<ProfileObservation> profiles;
   std::vector<IterationRecord> iterations;
+  std::optional<PendingTurn> waiting;  // set while status is "waiting"
+  // SHA-256 of the kernel's source the episode started from: a resume on
+  // another checkout must start from the same text.
+  std::string original_sha256;
 
   nlohmann::json to_json() const;
   static Result<EpisodeRecord> from_json(const nlohmann::json& j);
@@ -82,8 +103,8 @@ Status save_episode(const std::filesystem::path& dir, const EpisodeRecord& recor
 // record; null and mistyped fields are read as their defaults.
 Result<EpisodeRecord> load_episode(const std::filesystem::path& dir);
 // The newest episode under `episodes_dir` for kernel/backend/agent whose status
-// is "running" (an interrupted one), if any. Unreadable records of the kernel
-// are skipped with a warning and left on disk.
+// is "running" (an interrupted one) or "waiting" (a hand-off's), if any. Unreadable records of the
+// kernel are skipped with a warning and left on disk.
 std::optional<std::filesystem::path> find_unfinished_episode(
     const std::filesystem::path& episodes_dir, const std::string& kernel,
     const std::string& backend, const std::string& agent);

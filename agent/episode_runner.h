@@ -15,6 +15,7 @@
 // live only under <state>/episodes/<id>/, and the kernel's own source file is
 // never written.
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "agent/agent_provider.h"
@@ -46,6 +47,10 @@ struct EpisodeResult {
   std::filesystem::path dir;  // <state>/episodes/<id>
   std::string best_source;    // text of the best version
   bool resumed = false;
+  // Set when the run stopped at a model turn to wait for its answer (a
+  // hand-off, handoff_provider.h): the episode is not finished, and a later
+  // run continues it there.
+  std::optional<PendingTurn> waiting;
   bool improved() const { return record.best_iteration != 0; }
 };
 
@@ -57,9 +62,11 @@ class EpisodeRunner {
                 CandidateEvaluator& evaluator, ExperienceStore* store, EpisodeOptions options,
                 EpisodeProfiler* profiler = nullptr);
 
-  // Runs (or resumes) the episode to its end. An Error for bad input (no such
-  // implementation, the original fails its own check) or infrastructure
-  // (the provider or the harness failed); the record then stays "running" so
+  // Runs (or resumes) the episode to its end, or to a model turn whose
+  // answer is not there yet (EpisodeResult::waiting). An Error for bad input
+  // (no such implementation, the original fails its own check, a hand-off's
+  // answer that is not for its request) or infrastructure (the provider or
+  // the harness failed); the record then stays "running" (or "waiting") so
   // the next run resumes it.
   Result<EpisodeResult> run();
 

@@ -80,6 +80,7 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
   if (!episode.ok()) return episode.error();
   OptimizeOutcome out;
   out.episode = std::move(episode.value());
+  if (out.episode.waiting) return out;  // not finished: nothing to validate or propose yet
   const EpisodeRecord& rec = out.episode.record;
   bool would_propose =
       rec.best_iteration != 0 && rec.final_evaluation && rec.final_evaluation->improved;

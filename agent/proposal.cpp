@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "agent/persisted_json.h"
+#include "agent/turn_journal.h"
 #include "core/file_util.h"
 #include "core/utc_time.h"
 #include "gate/workload_validation.h"
@@ -38,6 +39,12 @@ nlohmann::json make_proposal(const Manifest& manifest, const Kernel& kernel,
       {"stop_reason", r.stop_reason},
       {"iterations_used", r.iterations.size()},
       {"best_iteration", r.best_iteration}};
+  // The model's recorded turns, to score the result again without the model
+  // (`--agent replay --answers`); the tuner records none.
+  std::error_code ec;
+  if (std::filesystem::is_directory(episode.dir / kTurnsFolder, ec))
+    p["turns"] =
+        (std::filesystem::relative(episode.dir, state_dir, ec) / kTurnsFolder).generic_string();
   // The candidate: the full source, and the tunable defaults to change in kgate.json.
   auto original =
       impl ? read_file(manifest.root / impl->source) : Result<std::string>(std::string());

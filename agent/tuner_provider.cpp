@@ -352,6 +352,7 @@ class Tuner : public AgentProvider {
  public:
   explicit Tuner(uint64_t seed) : seed_(seed) {}
   std::string name() const override { return "tuner"; }
+  bool records_turns() const override { return false; }
 
   Result<std::string> ask(const AgentRequest& request) override {
     switch (request.task) {

@@ -15,9 +15,14 @@ void add_agent_options(CLI::App& app, AgentCliOptions& o) {
   app.add_option("--backend", o.backend, "host, cuda, or auto (cuda when a GPU is found)")
       ->check(CLI::IsMember({"auto", "host", "cuda"}))
       ->capture_default_str();
-  app.add_option("--agent", o.agent, "tuner (built in), openai, anthropic or command")
-      ->check(CLI::IsMember({"tuner", "openai", "anthropic", "command"}))
+  app.add_option("--agent", o.agent,
+                 "tuner (built in), openai, anthropic, command, handoff (each request left as a "
+                 "file, exit code 4 until its answer is there) or replay (--answers)")
+      ->check(CLI::IsMember({"tuner", "openai", "anthropic", "command", "handoff", "replay"}))
       ->capture_default_str();
+  app.add_option("--answers", o.answers,
+                 "For --agent replay: a folder of recorded turns (an episode's turns/ folder) "
+                 "whose answers are given again, turn by turn");
   app.add_option("--agent-command", o.agent_command,
                  "For --agent command: run by /bin/sh -c, request JSON on stdin, answer on stdout");
   app.add_option("--agent-timeout", o.agent_timeout_s,
@@ -71,6 +76,7 @@ OptimizeOptions to_optimize_options(const AgentCliOptions& o, const Manifest& ma
   opt.provider.name = o.agent;
   opt.provider.command = o.agent_command;
   opt.provider.command_timeout_s = o.agent_timeout_s;
+  opt.provider.answers = o.answers;
   opt.episode.backend = backend;
   opt.episode.state_dir =
       o.state_dir.empty() ? default_state_dir(o.repo) : std::filesystem::path(o.state_dir);

@@ -17,6 +17,7 @@ struct AgentCliOptions {
   std::string agent = "tuner";
   std::string agent_command;
   double agent_timeout_s = 600;
+  std::string answers;  // --agent replay: a folder of recorded turns
   int max_iters = 8;
   int patience = 4;
   double budget_s = 0;

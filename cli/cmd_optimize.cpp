@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "agent/episode_explanation.h"
+#include "agent/episode_turns.h"
+#include "agent/handoff_provider.h"
 #include "agent/persisted_json.h"
 #include "cli/agent_options.h"
 #include "cli/command.h"
@@ -26,6 +28,19 @@ std::string fmt(double v) {
 }
 
 int run(const std::string& kernel_name, const AgentCliOptions& args, ProposalHandoff& handoff);
+
+// A hand-off stopped at a model turn: where the request is, where its answer
+// goes, and exit code 4. Nothing goes to the bot before the episode ends.
+int print_waiting(const EpisodeResult& episode) {
+  const PendingTurn& w = *episode.waiting;
+  std::printf("episode %s: %s\n", episode.record.id.c_str(), waiting_line(w).c_str());
+  std::printf("request: %s\n", (episode.dir / w.request).c_str());
+  std::printf("answer:  %s\n", (episode.dir / w.answer).c_str());
+  std::printf(
+      "Write the model's answer to the request there, then run the same command again (the "
+      "state folder may be moved to another machine first).\n");
+  return to_int(kWaitingForAnswer);
+}
 
 // --ref: the episode works on that commit's files (written out through
 // libgit2), while episodes, lessons and proposals stay in the repository's
@@ -59,6 +74,7 @@ int run(const std::string& kernel_name, const AgentCliOptions& args, ProposalHan
   auto outcome = optimize_kernel(*manifest, *kernel, to_optimize_options(args, *manifest, backend));
   if (!outcome.ok()) return fail(outcome.error());
   const EpisodeRecord& r = outcome->episode.record;
+  if (outcome->episode.waiting) return print_waiting(outcome->episode);
   std::printf("episode %s: %zu iterations, %s\n", r.id.c_str(), r.iterations.size(),
               r.stop_reason.c_str());
   TextTable iters({"iter", "outcome", "change", "speedup"});

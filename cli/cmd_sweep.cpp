@@ -5,9 +5,12 @@
 #include <chrono>
 #include <cstdio>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "agent/episode_explanation.h"
+#include "agent/episode_turns.h"
+#include "agent/handoff_provider.h"
 #include "agent/workload_priority.h"
 #include "cli/agent_options.h"
 #include "cli/command.h"
@@ -48,6 +51,25 @@ Status record_baselines(const Manifest& manifest, const std::string& backend_nam
   return {};
 }
 
+// A hand-off sweep goes on where it waits: while an episode of it waits for
+// an answer, the kernels whose episodes are unfinished (waiting, or
+// interrupted) are the ones a run continues. Empty when none waits.
+std::set<std::string> handoff_kernels_in_flight(const Manifest& manifest,
+                                                const std::filesystem::path& state_dir,
+                                                const std::string& backend,
+                                                const std::string& agent) {
+  std::set<std::string> kernels;
+  bool waits = false;
+  for (const Kernel& k : manifest.kernels) {
+    auto dir = find_unfinished_episode(state_dir / "episodes", k.name, backend, agent);
+    if (!dir) continue;
+    kernels.insert(k.name);
+    auto r = load_episode(*dir);
+    waits |= r.ok() && r->status == "waiting";
+  }
+  return waits ? kernels : std::set<std::string>{};
+}
+
 int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
         const std::string& baselines_dir, double total_budget_s) {
   auto manifest = load_manifest(args.repo);
@@ -58,7 +80,17 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
       !s.ok())
     return fail(s.error());
   std::string backend = resolve_backend(args.backend);
-  if (baselines) {
+  const std::set<std::string> in_flight =
+      args.agent == "handoff"
+          ? handoff_kernels_in_flight(
+                *manifest, to_optimize_options(args, *manifest, backend).episode.state_dir, backend,
+                args.agent)
+          : std::set<std::string>{};
+  if (!in_flight.empty()) {
+    progress("continuing the hand-off sweep: " + std::to_string(in_flight.size()) +
+             " unfinished episodes; baselines were recorded when it started");
+    baselines = false;
+  } else if (baselines) {
     if (Status s = record_baselines(*manifest, backend, baselines_dir); !s.ok())
       return fail(s.error());
   } else {
@@ -80,10 +112,16 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
   const auto sweep_start = std::chrono::steady_clock::now();
   TextTable table({"kernel", "iterations", "best", "speedup", "proposal / note", "pull request"});
   bool infrastructure_failed = false;
+  bool waiting = false;  // a hand-off episode stopped at a model turn
   for (const Kernel* kernel_ptr : order) {
     const Kernel& kernel = *kernel_ptr;
     if (!kernel.implementation(backend)) {
       progress("skipping " + kernel.name + ": no " + backend + " implementation");
+      continue;
+    }
+    if (!in_flight.empty() && !in_flight.count(kernel.name)) {
+      table.add({kernel.name, "-", "-", "-", "done earlier in this hand-off sweep", "-"});
+      ++next_runnable;
       continue;
     }
     OptimizeOptions options = to_optimize_options(args, *manifest, backend);
@@ -116,6 +154,15 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
       continue;
     }
     const EpisodeRecord& r = outcome->episode.record;
+    if (outcome->episode.waiting) {  // nothing for the bot before it ends
+      waiting = true;
+      table.add({kernel.name, std::to_string(r.iterations.size()), std::to_string(r.best_iteration),
+                 "-",
+                 waiting_line(*outcome->episode.waiting) + ": " +
+                     (outcome->episode.dir / outcome->episode.waiting->request).string(),
+                 "-"});
+      continue;
+    }
     std::string pr = handoff.hand_off(*manifest, kernel, backend, outcome->proposal);
     table.add(
         {kernel.name, std::to_string(r.iterations.size()), std::to_string(r.best_iteration),
@@ -125,7 +172,8 @@ int run(const AgentCliOptions& args, ProposalHandoff& handoff, bool baselines,
          pr});
   }
   std::fputs(table.render().c_str(), stdout);
-  return infrastructure_failed || handoff.failed() ? to_int(ExitCode::kInfrastructure) : 0;
+  if (infrastructure_failed || handoff.failed()) return to_int(ExitCode::kInfrastructure);
+  return waiting ? to_int(kWaitingForAnswer) : 0;
 }
 
 CommandRegistration registration_sweep(

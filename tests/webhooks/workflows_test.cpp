@@ -86,9 +86,21 @@ TEST(Workflows, TemplatesValidateAgainstTheActionsSchema) {
           EXPECT_EQ(step["with"]["persist-credentials"], false) << file << " " << name;
         }
       }
-    // GitHub's token is never handed to a step (pull requests it opens trigger no workflows).
+    // GitHub's token is never handed to a step (pull requests it opens trigger no workflows),
+    // except to fetch another run's artifacts (a hand-off's state) in a job that may only
+    // read them and runs no kgate.
     EXPECT_EQ(doc.dump().find("secrets.GITHUB_TOKEN"), std::string::npos) << file;
-    EXPECT_EQ(doc.dump().find("github.token"), std::string::npos) << file;
+    for (const auto& [name, job] : doc["jobs"].items()) {
+      if (job.dump().find("github.token") == std::string::npos) continue;
+      EXPECT_EQ(job["permissions"], json({{"actions", "read"}})) << file << " " << name;
+      EXPECT_EQ(job_text(job, "run").find("kgate "), std::string::npos) << file << " " << name;
+      for (const json& step : job["steps"])
+        if (step.dump().find("github.token") != std::string::npos) {
+          EXPECT_EQ(step.value("uses", "").rfind("actions/download-artifact", 0), 0u)
+              << file << " " << name;
+          EXPECT_EQ(step["with"]["github-token"], "${{ github.token }}") << file << " " << name;
+        }
+    }
   }
 
   const json& gate = results["kgate-gate.yml"]["document"];
@@ -132,6 +144,21 @@ TEST(Workflows, TemplatesValidateAgainstTheActionsSchema) {
   // The pushing step names the App's bot user, so its commits and comments are the App's.
   EXPECT_NE(job_text(publish_job, "env").find("KGATE_BOT_LOGIN"), std::string::npos);
   EXPECT_NE(job_text(optimize["jobs"]["run"], "run").find("--no-publish"), std::string::npos);
+  // Hand-off episodes (docs/agent.md): one model turn per run, the state as an artifact,
+  // the answer as inputs; nothing is published while the episode waits.
+  for (const char* input : {"handoff_run", "answer_for", "answer"})
+    EXPECT_TRUE(inputs.contains(input)) << input;
+  const json& commands = inputs["command"]["options"];
+  EXPECT_NE(std::find(commands.begin(), commands.end(), "handoff"), commands.end());
+  EXPECT_NE(job_text(optimize["jobs"]["run"], "run").find("--agent handoff"), std::string::npos);
+  EXPECT_EQ(optimize["jobs"]["run"]["outputs"]["waiting"], "${{ steps.kgate.outputs.waiting }}");
+  EXPECT_NE(publish_job["if"].get<std::string>().find("needs.run.outputs.waiting != 'true'"),
+            std::string::npos)
+      << publish_job["if"];
+  const json& handoff_in = optimize["jobs"]["handoff-in"];
+  EXPECT_EQ(handoff_in["permissions"], json({{"actions", "read"}}));
+  EXPECT_NE(handoff_in.dump().find("vars.KGATE_PUBLISH_RUNS_ON"), std::string::npos)
+      << "fetches on a runner that runs no kernel";
 }
 
 // Jobs that run kernels (the pull request's, or generated ones) and jobs

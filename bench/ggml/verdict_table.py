@@ -18,7 +18,7 @@ UNTIMED = {"new", "incorrect", "error", "checked"}
 
 def expected(kernel_case, shape):
     e = kernel_case["expect"]
-    return e.get(shape, e.get("*", "?"))
+    return e.get(shape, e.get("*", "-"))
 
 
 def load_json(path):
@@ -72,6 +72,8 @@ def main():
     for case in cases:
         for kc in case["kernels"]:
             name = "%s-%s" % (case["commit"], kc["kernel"])
+            if not os.path.exists(os.path.join(reports, name + ".exit")):
+                continue  # not run (run_gpu.sh's CASES)
             report = load_json(os.path.join(reports, name + ".json"))
             code = read_text(os.path.join(reports, name + ".exit"), "?")
             seconds = read_text(os.path.join(reports, name + ".seconds"), "?")
@@ -86,7 +88,7 @@ def main():
             got = gate_shapes(report, kc["kernel"])
             shapes = [s for s in got if s != "*"] or ["*"]
             for shape in shapes:
-                verdict, ratio, reason = got.get(shape, got.get("*", ("missing", None, "")))
+                verdict, ratio, reason = got.get(shape, got.get("*", ("no report (exit %s)" % code, None, "")))
                 want = expected(kc, shape)
                 ok = verdict in want.split("|") or (verdict == "checked" and want != "incorrect")
                 total += 1
@@ -108,7 +110,7 @@ def main():
                 else:
                     mag = "-"
                 rows.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                    case["commit"], kc["kernel"], shape, want, verdict,
+                    case["commit"], kc["kernel"], shape, cell(want), cell(verdict),
                     "%.3f" % ratio if ratio is not None else "-", hcell, cell(hcheck, 40),
                     "yes" if ok else "**no**", mag))
                 if reason and verdict not in ("same", "faster", "slower"):

@@ -137,6 +137,23 @@ class Replay(unittest.TestCase):
                 self.assertEqual(run.returncode, 0, "%s %s:\n%s%s" % (rev, kernel, run.stdout, run.stderr))
 
 
+    def test_the_harness_builds_and_its_parameters_are_the_cubins(self):
+        if not shutil.which("nvcc") and not os.path.exists("/usr/local/cuda/bin/nvcc"):
+            self.skipTest("no nvcc: the harness's cubins compile with nvcc")
+        out = os.path.join(self.tmp, "harness")
+        build = subprocess.run(["bash", os.path.join(GGML, "harness", "build.sh"), out, self.repo],
+                               capture_output=True, text=True)
+        self.assertEqual(build.returncode, 0, build.stderr)
+        sides = [l.split("\t") for l in read(os.path.join(out, "kernels.tsv")).splitlines()]
+        self.assertTrue(all(s[5].startswith("_Z") for s in sides), sides)
+        # Every contract's parameter sizes are the compiled kernel's (read from the cubins,
+        # no driver needed).
+        check = subprocess.run([os.path.join(out, "ggml_harness"), out, "--check-params"],
+                               capture_output=True, text=True)
+        self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+        self.assertRegex(check.stdout, r"check-params: (\d+) of \1 contracts match their cubins")
+
+
 class Glue(unittest.TestCase):
     def test_the_manifests_are_what_glue_manifests_writes(self):
         run = subprocess.run([sys.executable, os.path.join(GGML, "glue_manifests.py"), "--check"],

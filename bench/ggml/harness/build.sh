@@ -49,5 +49,5 @@ done < "$work/sides.tsv"
 mv "$OUT/kernels.tsv.new" "$OUT/kernels.tsv"
 
 ${CXX:-g++} -std=c++17 -O2 -Wall -Wextra -I"$CUDA_HOME/include" -o "$OUT/ggml_harness" \
-  "$HERE/main.cpp" "$HERE/contracts.cpp" -L"$CUDA_HOME/lib64/stubs" -lcuda
+  "$HERE/main.cpp" "$HERE/contracts.cpp" "$HERE/cubin_params.cpp" -ldl
 echo "build.sh: $(wc -l < "$OUT/kernels.tsv") kernel sides, $(ls "$OUT/cubins" | wc -l) cubins in $OUT"

@@ -5,11 +5,11 @@
 // the host, and times both sides interleaved.
 //
 //   ggml_harness SPEC_DIR [--json OUT] [--case "SHORT ..."] [--seconds S]
+//   ggml_harness SPEC_DIR --check-params     (no GPU: each contract against its cubin)
 //
 // SPEC_DIR/kernels.tsv (build.sh): case, kernel, side, era, cubin, symbol.
 // Per shape it prints the median of each side, head/base and a bootstrap 99%
 // interval of that ratio of medians.
-#include <cuda.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,6 +26,8 @@
 #include <vector>
 
 #include "contracts.h"
+#include "cubin_params.h"
+#include "driver.h"
 
 using namespace ggml_harness;
 
@@ -34,7 +36,7 @@ namespace {
 void check(CUresult r, const char* what) {
   if (r == CUDA_SUCCESS) return;
   const char* name = nullptr;
-  cuGetErrorName(r, &name);
+  drv::cuGetErrorName(r, &name);
   throw std::runtime_error(std::string(what) + ": " + (name ? name : "?"));
 }
 
@@ -73,13 +75,58 @@ std::vector<CaseKernel> read_spec(const std::string& dir) {
   return out;
 }
 
+std::string read_image(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// "" when the parameters `k` passes have the sizes the cubin gives `symbol`.
+std::string params_mismatch(const KernelSpec& k, const std::string& image, const std::string& symbol) {
+  const std::vector<size_t> sizes = cubin_param_sizes(image, symbol);
+  std::string listing;
+  for (size_t v : sizes) listing += (listing.empty() ? "" : ", ") + std::to_string(v);
+  if (sizes.size() != k.launch.params.size())
+    return symbol + " takes " + std::to_string(sizes.size()) + " parameters (" + listing + "), the contract " +
+           std::to_string(k.launch.params.size());
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] != k.launch.params[i].bytes.size())
+      return "parameter " + std::to_string(i) + " of " + symbol + " is " + std::to_string(sizes[i]) +
+             " bytes, the contract's " + std::to_string(k.launch.params[i].bytes.size()) + " (" + listing + ")";
+  return "";
+}
+
+// Every contract of every side against its cubin, without a GPU.
+int check_params(const std::vector<CaseKernel>& spec) {
+  int bad = 0, checked = 0;
+  for (const CaseKernel& ck : spec)
+    for (const Side* s : {&ck.base, &ck.head}) {
+      const std::string image = read_image(s->cubin);
+      for (const Shape& shape : shapes_of(ck.kernel)) {
+        std::string why = params_mismatch(contract(ck.kernel, s->era, shape, 132), image, s->symbol);
+        ++checked;
+        if (why.empty()) continue;
+        ++bad;
+        std::printf("%s %s %s (%s): %s\n", ck.case_short.c_str(), ck.kernel.c_str(), shape.name.c_str(),
+                    s->era.c_str(), why.c_str());
+      }
+    }
+  std::printf("check-params: %d of %d contracts match their cubins\n", checked - bad, checked);
+  return bad ? 1 : 0;
+}
+
 void load(Side& s) {
-  std::ifstream in(s.cubin, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + s.cubin);
-  std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  check(cuModuleLoadData(&s.module, image.data()), ("cuModuleLoadData " + s.cubin).c_str());
-  check(cuModuleGetFunction(&s.function, s.module, s.symbol.c_str()), ("cuModuleGetFunction " + s.symbol).c_str());
-  check(cuFuncSetAttribute(s.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 227 * 1024),
+  const std::string image = read_image(s.cubin);
+  check(drv::cuModuleLoadData(&s.module, image.data()), ("cuModuleLoadData " + s.cubin).c_str());
+  check(drv::cuModuleGetFunction(&s.function, s.module, s.symbol.c_str()), ("cuModuleGetFunction " + s.symbol).c_str());
+  // Dynamic shared memory up to the opt-in limit, less the kernel's static shared memory
+  // (ggml's CUDA_SET_SHARED_MEMORY_LIMIT does the same for the softmax).
+  CUdevice dev;
+  check(drv::cuCtxGetDevice(&dev), "cuCtxGetDevice");
+  int optin = 0, fixed = 0;
+  check(drv::cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev), "optin");
+  check(drv::cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, s.function), "static shared");
+  check(drv::cuFuncSetAttribute(s.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin - fixed),
         "cuFuncSetAttribute");
 }
 
@@ -102,11 +149,11 @@ Buffers make_buffers(const KernelSpec& k, uint64_t seed) {
       for (int64_t i = 0; i < spec.count; ++i) f[i] = normal(rng);
     }
     CUdeviceptr d_base = 0, d_head = 0;
-    check(cuMemAlloc(&d_base, bytes), "cuMemAlloc");
-    check(cuMemcpyHtoD(d_base, host.data(), bytes), "cuMemcpyHtoD");
+    check(drv::cuMemAlloc(&d_base, bytes), "cuMemAlloc");
+    check(drv::cuMemcpyHtoD(d_base, host.data(), bytes), "cuMemcpyHtoD");
     if (spec.output) {
-      check(cuMemAlloc(&d_head, bytes), "cuMemAlloc");
-      check(cuMemcpyHtoD(d_head, host.data(), bytes), "cuMemcpyHtoD");
+      check(drv::cuMemAlloc(&d_head, bytes), "cuMemAlloc");
+      check(drv::cuMemcpyHtoD(d_head, host.data(), bytes), "cuMemcpyHtoD");
     } else {
       d_head = d_base;  // both sides read the same inputs
     }
@@ -117,8 +164,8 @@ Buffers make_buffers(const KernelSpec& k, uint64_t seed) {
 
 void free_buffers(const KernelSpec& k, Buffers& b) {
   for (size_t i = 0; i < k.buffers.size(); ++i) {
-    cuMemFree(b.base[i]);
-    if (k.buffers[i].output) cuMemFree(b.head[i]);
+    drv::cuMemFree(b.base[i]);
+    if (k.buffers[i].output) drv::cuMemFree(b.head[i]);
   }
 }
 
@@ -142,15 +189,16 @@ Args args_for(const LaunchSpec& launch, const std::vector<CUdeviceptr>& buffers)
 }
 
 void launch(CUfunction f, const LaunchSpec& l, Args& a, CUstream stream) {
-  check(cuLaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
+  check(drv::cuLaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
                        l.shared_bytes, stream, a.pointers.data(), nullptr),
         "cuLaunchKernel");
 }
 
 double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  const size_t n = v.size(), mid = n / 2;
+  std::nth_element(v.begin(), v.begin() + mid, v.end());
+  if (n % 2) return v[mid];
+  return 0.5 * (*std::max_element(v.begin(), v.begin() + mid) + v[mid]);
 }
 
 // Percentile bootstrap of median(head) / median(base), each side resampled.
@@ -172,8 +220,8 @@ std::string compare_outputs(const KernelSpec& k, const Buffers& b) {
     const BufferSpec& spec = k.buffers[i];
     if (!spec.output) continue;
     std::vector<unsigned char> base(size_t(spec.count) * spec.elem_size), head(base.size());
-    check(cuMemcpyDtoH(base.data(), b.base[i], base.size()), "cuMemcpyDtoH");
-    check(cuMemcpyDtoH(head.data(), b.head[i], head.size()), "cuMemcpyDtoH");
+    check(drv::cuMemcpyDtoH(base.data(), b.base[i], base.size()), "cuMemcpyDtoH");
+    check(drv::cuMemcpyDtoH(head.data(), b.head[i], head.size()), "cuMemcpyDtoH");
     for (int64_t e = 0; e < spec.count; ++e) {
       double x, y;
       if (spec.is_int) {
@@ -192,7 +240,7 @@ std::string compare_outputs(const KernelSpec& k, const Buffers& b) {
 // The outputs of one side, into the host copies (for the spot check).
 void read_outputs(const KernelSpec& k, const std::vector<CUdeviceptr>& d, Buffers& b) {
   for (size_t i = 0; i < k.buffers.size(); ++i)
-    if (k.buffers[i].output) check(cuMemcpyDtoH(b.host[i].data(), d[i], b.host[i].size()), "cuMemcpyDtoH");
+    if (k.buffers[i].output) check(drv::cuMemcpyDtoH(b.host[i].data(), d[i], b.host[i].size()), "cuMemcpyDtoH");
 }
 
 std::string json_escape(const std::string& s) {
@@ -210,6 +258,14 @@ int main(int argc, char** argv) {
   }
   std::string dir = argv[1], json_path, only_case;
   double seconds = 0.3;
+  if (argc == 3 && std::string(argv[2]) == "--check-params") {
+    try {
+      return check_params(read_spec(dir));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ggml_harness: %s\n", e.what());
+      return 1;
+    }
+  }
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--json") json_path = argv[i + 1];
@@ -217,26 +273,27 @@ int main(int argc, char** argv) {
     else if (flag == "--seconds") seconds = std::atof(argv[i + 1]);
   }
   try {
-    check(cuInit(0), "cuInit");
+    if (std::string why = drv::load(); !why.empty()) throw std::runtime_error(why);
+    check(drv::cuInit(0), "cuInit");
     CUdevice dev;
-    check(cuDeviceGet(&dev, 0), "cuDeviceGet");
+    check(drv::cuDeviceGet(&dev, 0), "cuDeviceGet");
     CUcontext ctx;
-    check(cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-    check(cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+    check(drv::cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+    check(drv::cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
     char name[256];
-    cuDeviceGetName(name, sizeof name, dev);
+    drv::cuDeviceGetName(name, sizeof name, dev);
     int sms = 0;
-    cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    drv::cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
     std::printf("device: %s, %d SMs\n", name, sms);
     CUstream stream;
-    check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    check(drv::cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
     // Written between samples so that neither side finds the other's data in L2 (60 MB).
     const size_t flush_bytes = size_t(256) << 20;
     CUdeviceptr flush;
-    check(cuMemAlloc(&flush, flush_bytes), "cuMemAlloc flush");
+    check(drv::cuMemAlloc(&flush, flush_bytes), "cuMemAlloc flush");
     CUevent start, stop;
-    check(cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
-    check(cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
+    check(drv::cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
+    check(drv::cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
 
     std::vector<CaseKernel> spec = read_spec(dir);
     std::string json = "{\"device\": \"" + json_escape(name) + "\", \"results\": [\n";
@@ -249,7 +306,8 @@ int main(int argc, char** argv) {
       for (const Shape& shape : shapes_of(ck.kernel)) {
         const KernelSpec kb = contract(ck.kernel, ck.base.era, shape, sms);
         const KernelSpec kh = contract(ck.kernel, ck.head.era, shape, sms);
-        std::string problem;
+        std::string problem = params_mismatch(kb, read_image(ck.base.cubin), ck.base.symbol);
+        if (problem.empty()) problem = params_mismatch(kh, read_image(ck.head.cubin), ck.head.symbol);
         for (size_t i = 0; i < kb.buffers.size() && problem.empty(); ++i)
           if (i >= kh.buffers.size() || kb.buffers[i].count != kh.buffers[i].count)
             problem = "the sides' buffers differ";
@@ -257,7 +315,7 @@ int main(int argc, char** argv) {
         Args base_args = args_for(kb.launch, b.base), head_args = args_for(kh.launch, b.head);
         launch(ck.base.function, kb.launch, base_args, stream);
         launch(ck.head.function, kh.launch, head_args, stream);
-        check(cuStreamSynchronize(stream), "running the kernels");
+        check(drv::cuStreamSynchronize(stream), "running the kernels");
         std::string verdict = problem.empty() ? compare_outputs(kh, b) : problem;
         // Spot check of both sides against the host: the first and last rows.
         for (int side = 0; side < 2 && verdict.empty(); ++side) {
@@ -279,19 +337,19 @@ int main(int argc, char** argv) {
             launch(ck.base.function, kb.launch, base_args, stream);
             launch(ck.head.function, kh.launch, head_args, stream);
           }
-          check(cuStreamSynchronize(stream), "warm-up");
+          check(drv::cuStreamSynchronize(stream), "warm-up");
           const auto begin = std::chrono::steady_clock::now();
           for (int round = 0; round < 2000; ++round) {
             for (int k = 0; k < 2; ++k) {
               const bool head_side = (round + k) % 2 == 1;  // alternate which side goes first
-              check(cuMemsetD32Async(flush, uint32_t(round), flush_bytes / 4, stream), "flush");
-              check(cuEventRecord(start, stream), "cuEventRecord");
+              check(drv::cuMemsetD32Async(flush, uint32_t(round), flush_bytes / 4, stream), "flush");
+              check(drv::cuEventRecord(start, stream), "cuEventRecord");
               if (head_side) launch(ck.head.function, kh.launch, head_args, stream);
               else launch(ck.base.function, kb.launch, base_args, stream);
-              check(cuEventRecord(stop, stream), "cuEventRecord");
-              check(cuEventSynchronize(stop), "timing");
+              check(drv::cuEventRecord(stop, stream), "cuEventRecord");
+              check(drv::cuEventSynchronize(stop), "timing");
               float ms = 0;
-              check(cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
+              check(drv::cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
               (head_side ? th : tb).push_back(ms * 1e-3);
             }
             const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
@@ -327,7 +385,7 @@ int main(int argc, char** argv) {
         std::fflush(stdout);
         free_buffers(kh, b);
       }
-      cuModuleUnload(ck.base.module), cuModuleUnload(ck.head.module);
+      drv::cuModuleUnload(ck.base.module), drv::cuModuleUnload(ck.head.module);
     }
     json += "\n]}\n";
     if (!json_path.empty()) std::ofstream(json_path) << json;

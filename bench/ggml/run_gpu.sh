@@ -45,6 +45,22 @@ for case in json.load(open(sys.argv[1]))["cases"]:
         print("\t".join([case["commit"], case["base"], case["head"], k["kernel"], k.get("sanitize", "-")]))
 PY
 
+# Warm the compile cache: `kgate check` of every revision's kernels, in parallel (the gates
+# below then find their cubins instead of compiling one after another).
+w0=$(date +%s)
+cut -f2,3,4 "$work/gates.tsv" | awk -F'\t' '{print $1 "\t" $3; print $2 "\t" $3}' | sort -u > "$work/checks.tsv"
+while IFS=$'\t' read -r rev kernel; do
+  tree="$work/trees/${rev#up/}-$kernel"
+  mkdir -p "$tree" && git -C "$work/replay" archive "$rev" | tar x -C "$tree"
+  printf '%s\t%s\n' "$tree" "$kernel"
+done < "$work/checks.tsv" > "$work/check-trees.tsv"
+mkdir -p "$REPORTS/warm-up"
+tr '\t' '\n' < "$work/check-trees.tsv" |
+  xargs -d '\n' -n 2 -P "$(nproc)" sh -c \
+    '"$0" check "$2" --arch sm_90 --kernel "$3" > "$1/$(basename "$2").log" 2>&1 || echo "$(basename "$2")" >> "$1/failed"' \
+    "$KGATE" "$REPORTS/warm-up" || true
+echo "$(( $(date +%s) - w0 ))" > "$REPORTS/warm-up.seconds"
+
 while IFS=$'\t' read -r commit base head kernel sanitize; do
   name="$commit-$kernel"
   echo "=== $name ($base..$head)" >&2

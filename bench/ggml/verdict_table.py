@@ -125,8 +125,12 @@ def main():
     print("\n## Notes\n")
     total_s = read_text(os.path.join(reports, "total.seconds"), "?")
     harness_s = read_text(os.path.join(reports, "harness.seconds"), "?")
-    print("- run_gpu.sh took %s s (harness %s s, exit %s)" % (total_s, harness_s,
-                                                            read_text(os.path.join(reports, "harness.exit"), "?")))
+    print("- run_gpu.sh took %s s: compile warm-up %s s, harness %s s (exit %s)" % (
+        total_s, read_text(os.path.join(reports, "warm-up.seconds"), "?"), harness_s,
+        read_text(os.path.join(reports, "harness.exit"), "?")))
+    failed = read_text(os.path.join(reports, "warm-up", "failed"))
+    if failed:
+        print("- kgate check failed in the warm-up for: " + ", ".join(failed.split()))
     for n in notes:
         print("- " + n)
 

@@ -107,6 +107,7 @@ def rms_norm(era, name, block, mul, add, shapes, why):
 
 
 def S(name, phase, **v):
+    """A shape: its name, phase and variables."""
     out = {"name": name, "phase": phase}
     out.update(v)
     return out
@@ -123,10 +124,6 @@ ROWS_4096 = [
     S("odd-7x1025", "edge", ncols=1025, nrows=7, nch=1, ld=1025),
     S("edge-1x1024", "edge", ncols=1024, nrows=1, nch=1, ld=1024),
 ]
-
-
-def with_vars(shapes, **v):
-    return [dict(s, **v) for s in shapes]
 
 
 def norm_kernels(era):
@@ -245,8 +242,8 @@ def soft_max_args(era):
 
 
 def soft_max(era, name, use_shared, shapes, why):
-    shared = use_shared
-    entry = "soft_max_f32<%s, 0, 0, float>" % ("true" if shared else "false")
+    """soft_max_f32<use_shared, 0, 0, float>: the row in shared memory, or cached in dst."""
+    entry = "soft_max_f32<%s, 0, 0, float>" % ("true" if use_shared else "false")
     return {
         "//": why,
         "name": name, "family": "soft_max",
@@ -256,7 +253,7 @@ def soft_max(era, name, use_shared, shapes, why):
                                               ["rows", "heads", 1]),
                                      "block": ["min(1024, max(32, 1 << ceil_log2(ncols)))"],
                                      # (GGML_PAD(ncols, WARP_SIZE) + WARP_SIZE) floats, or WARP_SIZE
-                                     "shared_bytes": ("(round_up(ncols, 32) + 32) * 4" if shared else "32 * 4")}}},
+                                     "shared_bytes": ("(round_up(ncols, 32) + 32) * 4" if use_shared else "32 * 4")}}},
         "args": soft_max_args(era), "shapes": shapes,
         "reference": {"source": "ref/softmax_ref.cpp", "entry": "soft_max_f32_ref"},
         # __expf and the approximate division of --use_fast_math: a few ulp

@@ -50,6 +50,8 @@ PY
 w0=$(date +%s)
 cut -f2,3,4 "$work/gates.tsv" | awk -F'\t' '{print $1 "\t" $3; print $2 "\t" $3}' | sort -u > "$work/checks.tsv"
 while IFS=$'\t' read -r rev kernel; do
+  # A kernel new in the head is not in its base's kgate.json.
+  git -C "$work/replay" show "$rev:kgate.json" | grep -q "\"name\": \"$kernel\"" || continue
   tree="$work/trees/${rev#up/}-$kernel"
   mkdir -p "$tree" && git -C "$work/replay" archive "$rev" | tar x -C "$tree"
   printf '%s\t%s\n' "$tree" "$kernel"

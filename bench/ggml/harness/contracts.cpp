@@ -138,7 +138,9 @@ unsigned pow2_block(int64_t ncols) {  // soft_max_f32_cuda's nth
   return nth;
 }
 
-int64_t pad32(int64_t x) { return (x + 31) & ~int64_t{31}; }
+int64_t pad32(int64_t x) {
+  return (x + 31) & ~int64_t{31};
+}
 
 // rms_norm_f32's operand parameters (mul or add) at `era`.
 void operand(std::vector<LaunchSpec::Param>& ps, const std::string& era, int buffer_index,
@@ -159,12 +161,18 @@ KernelSpec rms_norm(const std::string& kernel, const std::string& era, const Sha
   const bool mul = kernel == "rms_norm_mul_f32" || kernel == "rms_norm_mul_add_f32";
   const bool add = kernel == "rms_norm_mul_add_f32";
   KernelSpec k;
-  k.buffers = {{"x", nch * nrows * ld, 4, false, false}, {"dst", nch * nrows * ncols, 4, true, false}};
+  k.buffers = {{"x", nch * nrows * ld, 4, false, false},
+               {"dst", nch * nrows * ncols, 4, true, false}};
   if (mul) k.buffers.push_back({"mul", ncols, 4, false, false});
   if (add) k.buffers.push_back({"add", ncols * add_rows, 4, false, false});
   auto& ps = k.launch.params;
-  ps = {buffer(0), buffer(1), value<int32_t>(int32_t(ncols)), value<int64_t>(ld),
-        value<int64_t>(nrows * ld), value<int64_t>(nch * nrows * ld), value<float>(1e-6f)};
+  ps = {buffer(0),
+        buffer(1),
+        value<int32_t>(int32_t(ncols)),
+        value<int64_t>(ld),
+        value<int64_t>(nrows * ld),
+        value<int64_t>(nch * nrows * ld),
+        value<float>(1e-6f)};
   if (since(era, "63d8a6ba")) {
     const int64_t ms[3] = {ncols, ncols, ncols};
     const uint32_t me[4] = {uint32_t(ncols), 1, 1, 1};
@@ -175,7 +183,8 @@ KernelSpec rms_norm(const std::string& kernel, const std::string& era, const Sha
     const uint32_t ae[4] = {uint32_t(ncols), uint32_t(add_rows), 1, 1};
     operand(ps, era, add ? 3 : -1, as, ae);
   }
-  const unsigned block = kernel == "rms_norm_f32_small" ? (since(era, "58450487") ? 256 : 32) : 1024;
+  const unsigned block =
+      kernel == "rms_norm_f32_small" ? (since(era, "58450487") ? 256 : 32) : 1024;
   k.launch.grid[0] = unsigned(nrows), k.launch.grid[1] = unsigned(nch), k.launch.grid[2] = 1;
   k.launch.block[0] = block, k.launch.block[1] = k.launch.block[2] = 1;
   k.launch.shared_bytes = since(era, "f3a50ebb") && block > 32 ? 32 * 4 : 0;
@@ -186,9 +195,15 @@ KernelSpec rms_norm(const std::string& kernel, const std::string& era, const Sha
 KernelSpec norm(const std::string& era, const Shape& s) {
   const int64_t ncols = s.v[0], nrows = s.v[1], nch = s.v[2], ld = s.v[3];
   KernelSpec k;
-  k.buffers = {{"x", nch * nrows * ld, 4, false, false}, {"dst", nch * nrows * ncols, 4, true, false}};
-  k.launch.params = {buffer(0), buffer(1), value<int32_t>(int32_t(ncols)), value<int64_t>(ld),
-                     value<int64_t>(nrows * ld), value<int64_t>(nch * nrows * ld), value<float>(1e-5f)};
+  k.buffers = {{"x", nch * nrows * ld, 4, false, false},
+               {"dst", nch * nrows * ncols, 4, true, false}};
+  k.launch.params = {buffer(0),
+                     buffer(1),
+                     value<int32_t>(int32_t(ncols)),
+                     value<int64_t>(ld),
+                     value<int64_t>(nrows * ld),
+                     value<int64_t>(nch * nrows * ld),
+                     value<float>(1e-5f)};
   k.launch.grid[0] = unsigned(nrows), k.launch.grid[1] = unsigned(nch), k.launch.grid[2] = 1;
   k.launch.block[0] = 1024, k.launch.block[1] = k.launch.block[2] = 1;
   k.launch.shared_bytes = since(era, "f3a50ebb") ? 32 * 8 : 0;  // float2 s_sum2[32]
@@ -220,15 +235,23 @@ KernelSpec soft_max(const std::string& kernel, const std::string& era, const Sha
                {"dst", ncols * rows * heads, 4, true, false}};
   auto& ps = k.launch.params;
   if (!since(era, "e689b63c")) {
-    ps = {buffer(0), buffer(1), buffer(2), value<int32_t>(int32_t(ncols)), value<int32_t>(int32_t(rows)),
-          value<float>(scale), value<float>(0.0f), value<float>(1.0f), value<float>(1.0f),
+    ps = {buffer(0),
+          buffer(1),
+          buffer(2),
+          value<int32_t>(int32_t(ncols)),
+          value<int32_t>(int32_t(rows)),
+          value<float>(scale),
+          value<float>(0.0f),
+          value<float>(1.0f),
+          value<float>(1.0f),
           value<uint32_t>(n_head_log2)};
     k.launch.grid[0] = unsigned(rows * heads), k.launch.grid[1] = k.launch.grid[2] = 1;
   } else {
     SoftMaxParams p{};
     p.nheads = heads, p.n_head_log2 = n_head_log2, p.ncols = ncols, p.nrows_x = rows * heads;
     p.nrows_y = rows, p.ne00 = ncols, p.ne01 = rows, p.ne02 = heads, p.ne03 = 1;
-    p.nb11 = ncols * 4, p.nb12 = ncols * rows * 4, p.nb13 = ncols * rows * 4, p.ne12 = 1, p.ne13 = 1;
+    p.nb11 = ncols * 4, p.nb12 = ncols * rows * 4, p.nb13 = ncols * rows * 4, p.ne12 = 1,
+    p.ne13 = 1;
     p.scale = scale, p.max_bias = 0.0f, p.m0 = 1.0f, p.m1 = 1.0f;
     ps = {buffer(0), buffer(1)};
     if (since(era, "3b145175")) ps.push_back(null_pointer());  // sinks
@@ -236,8 +259,8 @@ KernelSpec soft_max(const std::string& kernel, const std::string& era, const Sha
     ps.push_back(value<SoftMaxParams>(p));
     k.launch.grid[0] = unsigned(rows), k.launch.grid[1] = unsigned(heads), k.launch.grid[2] = 1;
   }
-  const bool use_shared = kernel == "soft_max_f32" ||
-                          (kernel == "soft_max_f32_smem_optin" && since(era, "91f96a96"));
+  const bool use_shared =
+      kernel == "soft_max_f32" || (kernel == "soft_max_f32_smem_optin" && since(era, "91f96a96"));
   k.launch.block[0] = pow2_block(ncols), k.launch.block[1] = k.launch.block[2] = 1;
   k.launch.shared_bytes = unsigned(use_shared ? (pad32(ncols) + 32) * 4 : 32 * 4);
   k.atol = 1e-8, k.rtol = 1e-4;
@@ -279,7 +302,8 @@ const std::vector<Shape>& shapes_of(const std::string& kernel) {
   return it->second;
 }
 
-KernelSpec contract(const std::string& kernel, const std::string& era, const Shape& shape, int sms) {
+KernelSpec contract(const std::string& kernel, const std::string& era, const Shape& shape,
+                    int sms) {
   if (kernel.rfind("rms_norm", 0) == 0) return rms_norm(kernel, era, shape);
   if (kernel == "norm_f32") return norm(era, shape);
   if (kernel == "group_norm_f32") return group_norm(era, shape);
@@ -312,7 +336,8 @@ std::string spot_check(const std::string& kernel, const Shape& s,
     for (int64_t c = 0; c < ncols; ++c) mean += x[c];
     mean /= ncols;
     const bool layer = kernel == "norm_f32";
-    for (int64_t c = 0; c < ncols; ++c) sum += layer ? (x[c] - mean) * (x[c] - mean) : double(x[c]) * x[c];
+    for (int64_t c = 0; c < ncols; ++c)
+      sum += layer ? (x[c] - mean) * (x[c] - mean) : double(x[c]) * x[c];
     const double scale = 1.0 / std::sqrt(sum / ncols + (layer ? 1e-5 : 1e-6));
     const int64_t add_row = (row % nrows) % s.v[4];
     for (int64_t c = 0; c < ncols; ++c) {
@@ -343,7 +368,8 @@ std::string spot_check(const std::string& kernel, const Shape& s,
     for (int64_t c = 1; c < ncols; ++c)
       if (f(0)[c] > f(0)[best]) best = c;
     const int32_t index = *reinterpret_cast<const int32_t*>(buffers[1].data());
-    return index == best ? "" : "argmax " + std::to_string(index) + ", expected " + std::to_string(best);
+    return index == best ? ""
+                         : "argmax " + std::to_string(index) + ", expected " + std::to_string(best);
   } else {
     return "";
   }

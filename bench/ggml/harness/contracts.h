@@ -33,7 +33,7 @@ struct BufferSpec {
   int64_t count;  // elements
   int elem_size;  // bytes
   bool output;
-  bool is_int;    // int32 output (argmax)
+  bool is_int;  // int32 output (argmax)
 };
 
 // One launch: buffers (in kernel-parameter order they are referenced by

@@ -19,13 +19,16 @@ std::vector<size_t> cubin_param_sizes(const std::string& image, const std::strin
   // ELF64: section headers at e_shoff, e_shnum of them, names in section e_shstrndx.
   uint64_t shoff = 0;
   uint16_t shentsize = 0, shnum = 0, shstrndx = 0;
-  if (image.compare(0, 4, "\x7f" "ELF") != 0 || !read_at(image, 0x28, shoff) ||
-      !read_at(image, 0x3a, shentsize) || !read_at(image, 0x3c, shnum) || !read_at(image, 0x3e, shstrndx) ||
-      shstrndx >= shnum)
+  if (image.compare(0, 4,
+                    "\x7f"
+                    "ELF") != 0 ||
+      !read_at(image, 0x28, shoff) || !read_at(image, 0x3a, shentsize) ||
+      !read_at(image, 0x3c, shnum) || !read_at(image, 0x3e, shstrndx) || shstrndx >= shnum)
     return {};
   auto header = [&](uint16_t i, uint32_t& name, uint64_t& offset, uint64_t& size) {
     const uint64_t at = shoff + uint64_t{i} * shentsize;
-    return read_at(image, at, name) && read_at(image, at + 0x18, offset) && read_at(image, at + 0x20, size);
+    return read_at(image, at, name) && read_at(image, at + 0x18, offset) &&
+           read_at(image, at + 0x20, size);
   };
   uint32_t name = 0;
   uint64_t names = 0, names_size = 0;
@@ -35,7 +38,8 @@ std::vector<size_t> cubin_param_sizes(const std::string& image, const std::strin
   for (uint16_t i = 0; i < shnum; ++i) {
     uint64_t offset = 0, size = 0;
     if (!header(i, name, offset, size) || name >= names_size) continue;
-    if (std::strncmp(image.c_str() + names + name, wanted.c_str(), wanted.size() + 1) != 0) continue;
+    if (std::strncmp(image.c_str() + names + name, wanted.c_str(), wanted.size() + 1) != 0)
+      continue;
     // Records: format (0x04: a sized value), attribute, u16 size, then the value;
     // EIATTR_KPARAM_INFO (0x17) holds index u32, ordinal u16, offset u16, flags u32
     // with the size in bits 18-31.

@@ -82,17 +82,19 @@ std::string read_image(const std::string& path) {
 }
 
 // "" when the parameters `k` passes have the sizes the cubin gives `symbol`.
-std::string params_mismatch(const KernelSpec& k, const std::string& image, const std::string& symbol) {
+std::string params_mismatch(const KernelSpec& k, const std::string& image,
+                            const std::string& symbol) {
   const std::vector<size_t> sizes = cubin_param_sizes(image, symbol);
   std::string listing;
   for (size_t v : sizes) listing += (listing.empty() ? "" : ", ") + std::to_string(v);
   if (sizes.size() != k.launch.params.size())
-    return symbol + " takes " + std::to_string(sizes.size()) + " parameters (" + listing + "), the contract " +
-           std::to_string(k.launch.params.size());
+    return symbol + " takes " + std::to_string(sizes.size()) + " parameters (" + listing +
+           "), the contract " + std::to_string(k.launch.params.size());
   for (size_t i = 0; i < sizes.size(); ++i)
     if (sizes[i] != k.launch.params[i].bytes.size())
-      return "parameter " + std::to_string(i) + " of " + symbol + " is " + std::to_string(sizes[i]) +
-             " bytes, the contract's " + std::to_string(k.launch.params[i].bytes.size()) + " (" + listing + ")";
+      return "parameter " + std::to_string(i) + " of " + symbol + " is " +
+             std::to_string(sizes[i]) + " bytes, the contract's " +
+             std::to_string(k.launch.params[i].bytes.size()) + " (" + listing + ")";
   return "";
 }
 
@@ -103,12 +105,13 @@ int check_params(const std::vector<CaseKernel>& spec) {
     for (const Side* s : {&ck.base, &ck.head}) {
       const std::string image = read_image(s->cubin);
       for (const Shape& shape : shapes_of(ck.kernel)) {
-        std::string why = params_mismatch(contract(ck.kernel, s->era, shape, 132), image, s->symbol);
+        std::string why =
+            params_mismatch(contract(ck.kernel, s->era, shape, 132), image, s->symbol);
         ++checked;
         if (why.empty()) continue;
         ++bad;
-        std::printf("%s %s %s (%s): %s\n", ck.case_short.c_str(), ck.kernel.c_str(), shape.name.c_str(),
-                    s->era.c_str(), why.c_str());
+        std::printf("%s %s %s (%s): %s\n", ck.case_short.c_str(), ck.kernel.c_str(),
+                    shape.name.c_str(), s->era.c_str(), why.c_str());
       }
     }
   std::printf("check-params: %d of %d contracts match their cubins\n", checked - bad, checked);
@@ -118,15 +121,20 @@ int check_params(const std::vector<CaseKernel>& spec) {
 void load(Side& s) {
   const std::string image = read_image(s.cubin);
   check(drv::cuModuleLoadData(&s.module, image.data()), ("cuModuleLoadData " + s.cubin).c_str());
-  check(drv::cuModuleGetFunction(&s.function, s.module, s.symbol.c_str()), ("cuModuleGetFunction " + s.symbol).c_str());
+  check(drv::cuModuleGetFunction(&s.function, s.module, s.symbol.c_str()),
+        ("cuModuleGetFunction " + s.symbol).c_str());
   // Dynamic shared memory up to the opt-in limit, less the kernel's static shared memory
   // (ggml's CUDA_SET_SHARED_MEMORY_LIMIT does the same for the softmax).
   CUdevice dev;
   check(drv::cuCtxGetDevice(&dev), "cuCtxGetDevice");
   int optin = 0, fixed = 0;
-  check(drv::cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev), "optin");
-  check(drv::cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, s.function), "static shared");
-  check(drv::cuFuncSetAttribute(s.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, optin - fixed),
+  check(
+      drv::cuDeviceGetAttribute(&optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, dev),
+      "optin");
+  check(drv::cuFuncGetAttribute(&fixed, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, s.function),
+        "static shared");
+  check(drv::cuFuncSetAttribute(s.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                optin - fixed),
         "cuFuncSetAttribute");
 }
 
@@ -134,7 +142,8 @@ void load(Side& s) {
 // outputs per side, so the head's can be compared with the base's.
 struct Buffers {
   std::vector<CUdeviceptr> base, head;
-  std::vector<std::vector<unsigned char>> host;  // inputs as uploaded; outputs as the head left them
+  std::vector<std::vector<unsigned char>>
+      host;  // inputs as uploaded; outputs as the head left them
 };
 
 Buffers make_buffers(const KernelSpec& k, uint64_t seed) {
@@ -190,7 +199,7 @@ Args args_for(const LaunchSpec& launch, const std::vector<CUdeviceptr>& buffers)
 
 void launch(CUfunction f, const LaunchSpec& l, Args& a, CUstream stream) {
   check(drv::cuLaunchKernel(f, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
-                       l.shared_bytes, stream, a.pointers.data(), nullptr),
+                            l.shared_bytes, stream, a.pointers.data(), nullptr),
         "cuLaunchKernel");
 }
 
@@ -202,7 +211,8 @@ double median(std::vector<double> v) {
 }
 
 // Percentile bootstrap of median(head) / median(base), each side resampled.
-std::pair<double, double> bootstrap(const std::vector<double>& base, const std::vector<double>& head) {
+std::pair<double, double> bootstrap(const std::vector<double>& base,
+                                    const std::vector<double>& head) {
   std::mt19937_64 rng(12345);
   std::vector<double> ratios, b(base.size()), h(head.size());
   for (int r = 0; r < 2000; ++r) {
@@ -225,13 +235,15 @@ std::string compare_outputs(const KernelSpec& k, const Buffers& b) {
     for (int64_t e = 0; e < spec.count; ++e) {
       double x, y;
       if (spec.is_int) {
-        x = reinterpret_cast<const int32_t*>(base.data())[e], y = reinterpret_cast<const int32_t*>(head.data())[e];
+        x = reinterpret_cast<const int32_t*>(base.data())[e],
+        y = reinterpret_cast<const int32_t*>(head.data())[e];
       } else {
-        x = reinterpret_cast<const float*>(base.data())[e], y = reinterpret_cast<const float*>(head.data())[e];
+        x = reinterpret_cast<const float*>(base.data())[e],
+        y = reinterpret_cast<const float*>(head.data())[e];
       }
       if (!(std::fabs(y - x) <= k.atol + k.rtol * std::fabs(x)))
-        return "element " + std::to_string(e) + " of '" + spec.name + "': head " + std::to_string(y) +
-               ", base " + std::to_string(x);
+        return "element " + std::to_string(e) + " of '" + spec.name + "': head " +
+               std::to_string(y) + ", base " + std::to_string(x);
     }
   }
   return "";
@@ -240,12 +252,14 @@ std::string compare_outputs(const KernelSpec& k, const Buffers& b) {
 // The outputs of one side, into the host copies (for the spot check).
 void read_outputs(const KernelSpec& k, const std::vector<CUdeviceptr>& d, Buffers& b) {
   for (size_t i = 0; i < k.buffers.size(); ++i)
-    if (k.buffers[i].output) check(drv::cuMemcpyDtoH(b.host[i].data(), d[i], b.host[i].size()), "cuMemcpyDtoH");
+    if (k.buffers[i].output)
+      check(drv::cuMemcpyDtoH(b.host[i].data(), d[i], b.host[i].size()), "cuMemcpyDtoH");
 }
 
 std::string json_escape(const std::string& s) {
   std::string o;
-  for (char c : s) o += c == '"' ? std::string("\\\"") : c == '\\' ? std::string("\\\\") : std::string(1, c);
+  for (char c : s)
+    o += c == '"' ? std::string("\\\"") : c == '\\' ? std::string("\\\\") : std::string(1, c);
   return o;
 }
 
@@ -253,7 +267,8 @@ std::string json_escape(const std::string& s) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: ggml_harness SPEC_DIR [--json OUT] [--case \"SHORT ...\"] [--seconds S]\n");
+    std::fprintf(
+        stderr, "usage: ggml_harness SPEC_DIR [--json OUT] [--case \"SHORT ...\"] [--seconds S]\n");
     return 2;
   }
   std::string dir = argv[1], json_path, only_case;
@@ -268,9 +283,12 @@ int main(int argc, char** argv) {
   }
   for (int i = 2; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
-    if (flag == "--json") json_path = argv[i + 1];
-    else if (flag == "--case") only_case = argv[i + 1];
-    else if (flag == "--seconds") seconds = std::atof(argv[i + 1]);
+    if (flag == "--json")
+      json_path = argv[i + 1];
+    else if (flag == "--case")
+      only_case = argv[i + 1];
+    else if (flag == "--seconds")
+      seconds = std::atof(argv[i + 1]);
   }
   try {
     if (std::string why = drv::load(); !why.empty()) throw std::runtime_error(why);
@@ -299,7 +317,8 @@ int main(int argc, char** argv) {
     std::string json = "{\"device\": \"" + json_escape(name) + "\", \"results\": [\n";
     bool first = true;
     for (CaseKernel& ck : spec) {
-      if (!only_case.empty() && (" " + only_case + " ").find(" " + ck.case_short + " ") == std::string::npos)
+      if (!only_case.empty() &&
+          (" " + only_case + " ").find(" " + ck.case_short + " ") == std::string::npos)
         continue;
       load(ck.base), load(ck.head);
       uint64_t seed = 1;
@@ -307,15 +326,17 @@ int main(int argc, char** argv) {
         const KernelSpec kb = contract(ck.kernel, ck.base.era, shape, sms);
         const KernelSpec kh = contract(ck.kernel, ck.head.era, shape, sms);
         std::string problem = params_mismatch(kb, read_image(ck.base.cubin), ck.base.symbol);
-        if (problem.empty()) problem = params_mismatch(kh, read_image(ck.head.cubin), ck.head.symbol);
+        if (problem.empty())
+          problem = params_mismatch(kh, read_image(ck.head.cubin), ck.head.symbol);
         for (size_t i = 0; i < kb.buffers.size() && problem.empty(); ++i)
           if (i >= kh.buffers.size() || kb.buffers[i].count != kh.buffers[i].count)
             problem = "the sides' buffers differ";
         if (!problem.empty()) {  // launching it would pass bytes the kernel does not expect
           std::printf("%-9s %-26s %-28s not run: %s\n", ck.case_short.c_str(), ck.kernel.c_str(),
                       shape.name.c_str(), problem.c_str());
-          json += std::string(first ? "" : ",\n") + "{\"case\": \"" + ck.case_short + "\", \"kernel\": \"" +
-                  ck.kernel + "\", \"shape\": \"" + shape.name + "\", \"check\": \"" + json_escape(problem) + "\"}";
+          json += std::string(first ? "" : ",\n") + "{\"case\": \"" + ck.case_short +
+                  "\", \"kernel\": \"" + ck.kernel + "\", \"shape\": \"" + shape.name +
+                  "\", \"check\": \"" + json_escape(problem) + "\"}";
           first = false;
           continue;
         }
@@ -350,17 +371,21 @@ int main(int argc, char** argv) {
           for (int round = 0; round < 2000; ++round) {
             for (int k = 0; k < 2; ++k) {
               const bool head_side = (round + k) % 2 == 1;  // alternate which side goes first
-              check(drv::cuMemsetD32Async(flush, uint32_t(round), flush_bytes / 4, stream), "flush");
+              check(drv::cuMemsetD32Async(flush, uint32_t(round), flush_bytes / 4, stream),
+                    "flush");
               check(drv::cuEventRecord(start, stream), "cuEventRecord");
-              if (head_side) launch(ck.head.function, kh.launch, head_args, stream);
-              else launch(ck.base.function, kb.launch, base_args, stream);
+              if (head_side)
+                launch(ck.head.function, kh.launch, head_args, stream);
+              else
+                launch(ck.base.function, kb.launch, base_args, stream);
               check(drv::cuEventRecord(stop, stream), "cuEventRecord");
               check(drv::cuEventSynchronize(stop), "timing");
               float ms = 0;
               check(drv::cuEventElapsedTime(&ms, start, stop), "cuEventElapsedTime");
               (head_side ? th : tb).push_back(ms * 1e-3);
             }
-            const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+            const double spent =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
             if (round + 1 >= 50 && spent >= seconds) break;
           }
         }
@@ -368,24 +393,32 @@ int main(int argc, char** argv) {
         if (shape.timed) {
           const double mb = median(tb), mh = median(th);
           const auto [lo, hi] = bootstrap(tb, th);
-          std::snprintf(line, sizeof line, "%-9s %-26s %-28s base %9.2f us  head %9.2f us  ratio %.3f [%.3f, %.3f]  n=%zu  %s",
-                        ck.case_short.c_str(), ck.kernel.c_str(), shape.name.c_str(), mb * 1e6, mh * 1e6,
-                        mh / mb, lo, hi, tb.size(), check_text.c_str());
+          std::snprintf(
+              line, sizeof line,
+              "%-9s %-26s %-28s base %9.2f us  head %9.2f us  ratio %.3f [%.3f, %.3f]  n=%zu  %s",
+              ck.case_short.c_str(), ck.kernel.c_str(), shape.name.c_str(), mb * 1e6, mh * 1e6,
+              mh / mb, lo, hi, tb.size(), check_text.c_str());
           char j[1024];
           std::snprintf(j, sizeof j,
-                        "%s{\"case\": \"%s\", \"kernel\": \"%s\", \"shape\": \"%s\", \"base_median_s\": %.9g, "
-                        "\"head_median_s\": %.9g, \"ratio\": %.6f, \"low\": %.6f, \"high\": %.6f, \"samples\": %zu, "
+                        "%s{\"case\": \"%s\", \"kernel\": \"%s\", \"shape\": \"%s\", "
+                        "\"base_median_s\": %.9g, "
+                        "\"head_median_s\": %.9g, \"ratio\": %.6f, \"low\": %.6f, \"high\": %.6f, "
+                        "\"samples\": %zu, "
                         "\"check\": \"%s\"}",
-                        first ? "" : ",\n", ck.case_short.c_str(), ck.kernel.c_str(), shape.name.c_str(), mb, mh,
-                        mh / mb, lo, hi, tb.size(), json_escape(check_text).c_str());
+                        first ? "" : ",\n", ck.case_short.c_str(), ck.kernel.c_str(),
+                        shape.name.c_str(), mb, mh, mh / mb, lo, hi, tb.size(),
+                        json_escape(check_text).c_str());
           json += j;
         } else {
-          std::snprintf(line, sizeof line, "%-9s %-26s %-28s (checked, not timed)  %s", ck.case_short.c_str(),
-                        ck.kernel.c_str(), shape.name.c_str(), check_text.c_str());
+          std::snprintf(line, sizeof line, "%-9s %-26s %-28s (checked, not timed)  %s",
+                        ck.case_short.c_str(), ck.kernel.c_str(), shape.name.c_str(),
+                        check_text.c_str());
           char j[768];
-          std::snprintf(j, sizeof j, "%s{\"case\": \"%s\", \"kernel\": \"%s\", \"shape\": \"%s\", \"check\": \"%s\"}",
-                        first ? "" : ",\n", ck.case_short.c_str(), ck.kernel.c_str(), shape.name.c_str(),
-                        json_escape(check_text).c_str());
+          std::snprintf(
+              j, sizeof j,
+              "%s{\"case\": \"%s\", \"kernel\": \"%s\", \"shape\": \"%s\", \"check\": \"%s\"}",
+              first ? "" : ",\n", ck.case_short.c_str(), ck.kernel.c_str(), shape.name.c_str(),
+              json_escape(check_text).c_str());
           json += j;
         }
         first = false;

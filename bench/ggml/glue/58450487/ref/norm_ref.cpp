@@ -10,15 +10,17 @@
 void rms_norm_f32_ref(const float* x, double* dst, int32_t ncols, int64_t stride_row,
                       int64_t stride_channel, int64_t stride_sample, float eps, const float* mul,
                       int64_t mul_stride_row, int64_t mul_stride_channel, int64_t mul_stride_sample,
-                      uint32_t, uint32_t, uint32_t mul_ncols, uint32_t, uint32_t, uint32_t mul_nrows,
-                      uint32_t, uint32_t, uint32_t mul_nchannels, uint32_t, uint32_t, uint32_t,
-                      const float* add, int64_t add_stride_row, int64_t add_stride_channel,
-                      int64_t add_stride_sample, uint32_t, uint32_t, uint32_t add_ncols, uint32_t,
-                      uint32_t, uint32_t add_nrows, uint32_t, uint32_t, uint32_t add_nchannels,
-                      uint32_t, uint32_t, uint32_t) {
+                      uint32_t, uint32_t, uint32_t mul_ncols, uint32_t, uint32_t,
+                      uint32_t mul_nrows, uint32_t, uint32_t, uint32_t mul_nchannels, uint32_t,
+                      uint32_t, uint32_t, const float* add, int64_t add_stride_row,
+                      int64_t add_stride_channel, int64_t add_stride_sample, uint32_t, uint32_t,
+                      uint32_t add_ncols, uint32_t, uint32_t, uint32_t add_nrows, uint32_t,
+                      uint32_t, uint32_t add_nchannels, uint32_t, uint32_t, uint32_t) {
   (void)mul_stride_sample, (void)add_stride_sample;  // one sample
-  const ggml_ref::Operand m{mul, mul_stride_row, mul_stride_channel, mul_ncols, mul_nrows, mul_nchannels};
-  const ggml_ref::Operand a{add, add_stride_row, add_stride_channel, add_ncols, add_nrows, add_nchannels};
+  const ggml_ref::Operand m{mul,       mul_stride_row, mul_stride_channel,
+                            mul_ncols, mul_nrows,      mul_nchannels};
+  const ggml_ref::Operand a{add,       add_stride_row, add_stride_channel,
+                            add_ncols, add_nrows,      add_nchannels};
   ggml_ref::rms_norm(x, dst, ncols, stride_row, stride_channel, stride_sample, eps, m, a);
 }
 

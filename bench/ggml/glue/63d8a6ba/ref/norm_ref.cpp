@@ -14,7 +14,8 @@ void rms_norm_f32_ref(const float* x, double* dst, int32_t ncols, int64_t stride
                       int32_t mul_ncols, int32_t mul_nrows, int32_t mul_nchannels,
                       int32_t mul_nsamples) {
   (void)mul_stride_sample, (void)mul_nsamples;  // one sample
-  const ggml_ref::Operand m{mul, mul_stride_row, mul_stride_channel, mul_ncols, mul_nrows, mul_nchannels};
+  const ggml_ref::Operand m{mul,       mul_stride_row, mul_stride_channel,
+                            mul_ncols, mul_nrows,      mul_nchannels};
   ggml_ref::rms_norm(x, dst, ncols, stride_row, stride_channel, stride_sample, eps, m, {});
 }
 

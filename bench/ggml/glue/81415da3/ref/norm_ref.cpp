@@ -15,9 +15,12 @@ void rms_norm_f32_ref(const float* x, double* dst, int32_t ncols, int64_t stride
                       int32_t mul_nsamples, const float* add, int64_t add_stride_row,
                       int64_t add_stride_channel, int64_t add_stride_sample, int32_t add_ncols,
                       int32_t add_nrows, int32_t add_nchannels, int32_t add_nsamples) {
-  (void)mul_stride_sample, (void)mul_nsamples, (void)add_stride_sample, (void)add_nsamples;  // one sample
-  const ggml_ref::Operand m{mul, mul_stride_row, mul_stride_channel, mul_ncols, mul_nrows, mul_nchannels};
-  const ggml_ref::Operand a{add, add_stride_row, add_stride_channel, add_ncols, add_nrows, add_nchannels};
+  (void)mul_stride_sample, (void)mul_nsamples, (void)add_stride_sample,
+      (void)add_nsamples;  // one sample
+  const ggml_ref::Operand m{mul,       mul_stride_row, mul_stride_channel,
+                            mul_ncols, mul_nrows,      mul_nchannels};
+  const ggml_ref::Operand a{add,       add_stride_row, add_stride_channel,
+                            add_ncols, add_nrows,      add_nchannels};
   ggml_ref::rms_norm(x, dst, ncols, stride_row, stride_channel, stride_sample, eps, m, a);
 }
 

@@ -108,9 +108,10 @@ inline void soft_max(const float* x, const float* mask, const float* sinks, doub
       for (int64_t i01 = 0; i01 < p.ne01; ++i01) {
         const int64_t row = (i03 * p.ne02 + i02) * p.ne01 + i01;
         const float* in = x + row * p.ncols;
-        const float* m = mask ? mask + (i01 * p.nb11 + (i02 % p.ne12) * p.nb12 +
-                                        (i03 % p.ne13) * p.nb13) / int64_t(sizeof(float))
-                              : nullptr;
+        const float* m =
+            mask ? mask + (i01 * p.nb11 + (i02 % p.ne12) * p.nb12 + (i03 % p.ne13) * p.nb13) /
+                              int64_t(sizeof(float))
+                 : nullptr;
         double* out = dst + row * p.ncols;
         double max = sinks ? double(sinks[i02]) : -std::numeric_limits<double>::infinity();
         for (int64_t c = 0; c < p.ncols; ++c) {

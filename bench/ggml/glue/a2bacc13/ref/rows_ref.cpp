@@ -27,6 +27,12 @@ void argmax_rows(const float* x, double* dst, int64_t ncols, int64_t nrows) {
 
 }  // namespace
 
-void sum_rows_1_ref(const float* x, double* dst, int32_t ncols) { sum_rows(x, dst, ncols, 1); }
-void sum_rows_4096_ref(const float* x, double* dst, int32_t ncols) { sum_rows(x, dst, ncols, 4096); }
-void argmax_1_ref(const float* x, double* dst, int64_t ncols) { argmax_rows(x, dst, ncols, 1); }
+void sum_rows_1_ref(const float* x, double* dst, int32_t ncols) {
+  sum_rows(x, dst, ncols, 1);
+}
+void sum_rows_4096_ref(const float* x, double* dst, int32_t ncols) {
+  sum_rows(x, dst, ncols, 4096);
+}
+void argmax_1_ref(const float* x, double* dst, int64_t ncols) {
+  argmax_rows(x, dst, ncols, 1);
+}

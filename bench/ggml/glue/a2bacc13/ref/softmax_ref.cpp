@@ -14,7 +14,7 @@ void soft_max_f32_ref(const float* x, const float* mask, double* dst, int32_t nc
                       uint32_t n_head_log2) {
   (void)max_bias, (void)m0, (void)m1;
   const int64_t nb11 = int64_t(ncols_par) * sizeof(float);
-  ggml_ref::soft_max(x, mask, nullptr, dst,
-                     {ncols_par, nrows_y, n_head_log2, 1, nb11, nb11 * nrows_y, nb11 * nrows_y,
-                      1, 1, scale});
+  ggml_ref::soft_max(
+      x, mask, nullptr, dst,
+      {ncols_par, nrows_y, n_head_log2, 1, nb11, nb11 * nrows_y, nb11 * nrows_y, 1, 1, scale});
 }

@@ -265,4 +265,25 @@ nlohmann::json agent_answer_schema() {
           {"required", {"grid", "block"}}}}}}};
 }
 
+std::string reflection_in(const std::string& answer) {
+  size_t at = answer.rfind("REFLECTION:", 0) == 0 ? 0 : answer.find("\nREFLECTION:");
+  if (at == std::string::npos) return "";
+  if (answer[at] == '\n') ++at;
+  std::string out;
+  size_t line = at + std::string("REFLECTION:").size();
+  while (line < answer.size()) {
+    size_t end = answer.find('\n', line);
+    if (end == std::string::npos) end = answer.size();
+    std::string text = answer.substr(line, end - line);
+    const bool blank = text.find_first_not_of(" \t\r") == std::string::npos;
+    const bool section = text.rfind("BOTTLENECK:", 0) == 0 || text.rfind("CHANGE:", 0) == 0 ||
+                         text.rfind("```", 0) == 0 || text.rfind("STOP:", 0) == 0;
+    if (!out.empty() && (blank || section)) break;
+    if (!blank) out += (out.empty() ? "" : " ") + text.substr(text.find_first_not_of(" \t"));
+    line = end + 1;
+  }
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
 }  // namespace kgate

@@ -39,5 +39,9 @@ nlohmann::json agent_answer_schema();
 
 // The first `max_sentences` sentences of `text`.
 std::string first_sentences(const std::string& text, int max_sentences);
+// The text of a "REFLECTION:" line at the start of an answer's line (with
+// the lines that continue it, up to a blank line, a section or a code
+// block); "" when the answer has none.
+std::string reflection_in(const std::string& answer);
 
 }  // namespace kgate

@@ -1,5 +1,7 @@
 #include "agent/agent_context.h"
 
+#include <functional>
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -208,6 +210,45 @@ std::string timing_profile_summary(const std::vector<ShapeEvaluation>& timing,
   return s + "\n";
 }
 
+// "out: half* output of rows * cols elements; x: const half* input (rows *
+// cols); n: int32 = rows * cols": what each parameter is, so a model need
+// not infer it from the signature.
+std::string parameters_text(const Kernel& k) {
+  std::string out;
+  std::function<void(const Arg&)> add = [&](const Arg& a) {
+    if (a.reference_only) return;
+    if (!out.empty()) out += "; ";
+    if (a.is_struct) {
+      out += a.name + ": a struct by value {";
+      std::string fields;
+      std::swap(out, fields);
+      for (const Arg& f : a.fields) add(f);
+      std::swap(out, fields);
+      out += fields + "}";
+      return;
+    }
+    const std::string type = std::string(dtype_name(a.dtype)) + (a.is_buffer ? "*" : "");
+    if (!a.is_buffer) {
+      out += a.name + ": " + type + " = " +
+             (dtype_is_float(a.dtype)
+                  ? (a.float_variable.empty() ? format_number(a.float_value) : a.float_variable)
+                  : a.int_value.text());
+      return;
+    }
+    const char* role = a.role == ArgRole::kOutput    ? "output"
+                       : a.role == ArgRole::kInOut   ? "in/out"
+                       : a.role == ArgRole::kScratch ? "scratch"
+                                                     : "input";
+    out += a.name + ": " + type + " " + role + " of " + a.count.text() + " elements";
+    if (a.null_when) out += " (NULL where " + a.null_when->text() + ")";
+    if (a.init.distribution == InitSpec::Distribution::kValues) out += ", given contents";
+    if (a.init.distribution == InitSpec::Distribution::kFormula)
+      out += ", element i = " + a.init.formula.text();
+  };
+  for (const Arg& a : k.args) add(a);
+  return out;
+}
+
 std::string standing_instruction() {
   return "You optimize one kernel. It is gated by kgate: every candidate is compiled, checked for "
          "correctness on every declared shape against a reference, and timed A/B against the "
@@ -224,16 +265,20 @@ std::string standing_instruction() {
          "A launch is needed only when your code expects another grid, block or dynamic shared "
          "memory than the current one (one warp per row instead of one thread per row, a "
          "cluster per row): give grid and block (1 to 3 dimensions each) and shared_bytes, each "
-         "an integer or an expression over the shape's variables and the tunables with + - * / "
-         "% ceil_div(a, b) min() max(), e.g. \"ceil_div(rows, 8)\"; at most 1024 threads per "
-         "block. Leave it out to keep the current launch. A changed launch is written into "
-         "kgate.json, and code that launches the kernel itself must change too.\n"
+         "an integer or an expression over the shape's variables and the tunables with C's "
+         "integer operators (+ - * / % << >> & | ^, comparisons, cond ? a : b) and ceil_div(a, "
+         "b), round_up(a, b), min(), max(), ceil_log2(a), e.g. \"ceil_div(rows, 8)\" or \"cols "
+         "< 1024 ? 32 : 1024\"; at most 1024 threads per block. Leave it out to keep the "
+         "current launch. A changed launch is written into kgate.json, and code that launches "
+         "the kernel itself must change too.\n"
          "Rules: do not change the kernel's input/output semantics (arguments, layout, results "
          "within the tolerance); keep the entry function's name and signature; do not add "
          "kernels (or, on the CPU, exported functions) the manifest does not declare: make "
          "helpers __device__ functions, or static; every candidate is also checked on small "
          "misaligned sizes; flags that change numerics (fast math, flush-to-zero) are refused "
-         "unless the manifest allows them.";
+         "unless the manifest allows them.\n"
+         "When you see nothing left worth trying, answer only `STOP: reason`: the episode ends "
+         "with the best so far.";
 }
 
 AgentRequest build_propose_request(const ContextInput& in) {
@@ -273,6 +318,7 @@ AgentRequest build_propose_request(const ContextInput& in) {
                               : launch_of(impl).text() + " (the manifest's)") +
               ".\n";
   }
+  header += "Parameters, in order: " + parameters_text(k) + ".\n";
   header += "Shapes:";
   for (const Shape& s : k.shapes) {
     if (!s.runs_on(backend)) continue;
@@ -390,6 +436,13 @@ AgentRequest build_propose_request(const ContextInput& in) {
     prompt += "\n## The previous iteration failed\n" + feedback + "\n";
   }
   if (!in.replan.empty()) prompt += "\n## Your re-plan (follow it now)\n" + in.replan + "\n";
+  if (in.reflect_on > 0)
+    prompt +=
+        "\n## Reflect first\nStart your answer with one line `REFLECTION: ...`: in at most "
+        "three sentences, why iteration " +
+        std::to_string(in.reflect_on) +
+        " came out as it did (its result is above) and what that says about this kernel. "
+        "Then answer as asked.\n";
   prompt += "\nPropose the next candidate.\n";
 
   AgentRequest r;

@@ -46,6 +46,7 @@ struct ContextInput {
   const std::vector<IterationRecord>* iterations = nullptr;  // done ones
   std::vector<Lesson> lessons;
   std::string feedback;        // why the previous iteration failed, for the agent
+  int reflect_on = 0;          // an iteration to reflect on first, in the answer (0: none)
   std::string replan;          // the agent's forced re-plan, to follow now
   std::string workload_focus;  // phases and shapes that matter in the workload
   int iteration = 1;

@@ -53,6 +53,10 @@ ContextInput EpisodeLoop::observe(const IterationRecord& it, std::string& bottle
       ctx.feedback = "iteration " + std::to_string(last.index) + ": " + last.failure;
   }
   ctx.replan = standing_replan(done_);
+  // The last iteration's reflection comes with this plan.
+  if (o.reflect_with_next_plan && !done_.empty() && done_.back().done &&
+      done_.back().reflection.empty())
+    ctx.reflect_on = done_.back().index;
   return ctx;
 }
 
@@ -87,7 +91,22 @@ Result<std::string> EpisodeLoop::plan(ContextInput& ctx, IterationRecord& it) {
   auto answer = ask(it, request);
   if (!answer.ok())
     return failed_turn(answer.error(), "asking " + p_.agent.name() + " for a candidate");
+  if (ctx.reflect_on > 0) keep_reflection(ctx.reflect_on, reflection_in(*answer));
   return answer;
+}
+
+void EpisodeLoop::keep_reflection(int iteration, const std::string& reflection) {
+  for (IterationRecord& earlier : rec_.iterations) {
+    if (earlier.index != iteration) continue;
+    earlier.reflection =
+        reflection.empty() ? "(no REFLECTION line in the next plan)" : bounded(reflection, 2000);
+    if (p_.store && earlier.pending_lesson.is_object()) {
+      Lesson l = Lesson::from_json(earlier.pending_lesson);
+      l.reflection = earlier.reflection;
+      if (Status s = p_.store->add(l); !s.ok()) warn(s.error().message);
+    }
+    earlier.pending_lesson = nullptr;
+  }
 }
 
 Result<std::string> EpisodeLoop::ask(IterationRecord& it, AgentRequest& request) {
@@ -171,11 +190,14 @@ Status EpisodeLoop::gate(IterationRecord& it, const Candidate& cand) {
 Status EpisodeLoop::reflect(const ContextInput& ctx, IterationRecord& it, const Candidate& cand,
                             const std::string& bottleneck) {
   rec_.iterations.back() = it;
-  AgentRequest request = build_reflect_request(ctx, it);
-  auto reflection = ask(it, request);
-  if (!reflection.ok() && p_.agent.answers_later()) return reflection.error();
-  it.reflection = reflection.ok() ? bounded(*reflection, 2000)
-                                  : "(no reflection: " + reflection.error().message + ")";
+  const bool later = p_.options.reflect_with_next_plan;  // with the next plan (keep_reflection)
+  if (!later) {
+    AgentRequest request = build_reflect_request(ctx, it);
+    auto reflection = ask(it, request);
+    if (!reflection.ok() && p_.agent.answers_later()) return reflection.error();
+    it.reflection = reflection.ok() ? bounded(*reflection, 2000)
+                                    : "(no reflection: " + reflection.error().message + ")";
+  }
   double speedup = it.evaluation && it.evaluation->correct ? 1 / it.evaluation->geomean_ratio : 0;
   if (!std::isfinite(speedup)) speedup = 0;
   const std::string diff = settings_diff(best_, cand);  // before the best moves
@@ -199,7 +221,10 @@ Status EpisodeLoop::reflect(const ContextInput& ctx, IterationRecord& it, const 
     l.speedup = speedup;
     l.reflection = it.reflection;
     l.episode_id = rec_.id;
-    if (Status s = p_.store->add(l); !s.ok()) warn(s.error().message);
+    if (later)
+      it.pending_lesson = l.to_json();
+    else if (Status s = p_.store->add(l); !s.ok())
+      warn(s.error().message);
   }
   return {};
 }

@@ -75,6 +75,9 @@ class EpisodeLoop {
   // here) and keeps the candidate when it was accepted.
   Status reflect(const ContextInput& ctx, IterationRecord& it, const Candidate& cand,
                  const std::string& bottleneck);
+  // The reflection on `iteration` that came with the next plan: kept in its
+  // record, and its lesson stored.
+  void keep_reflection(int iteration, const std::string& reflection);
   // One model turn of iteration `it` (episode_turns.h); `request` becomes the
   // one handed off when the episode continues at it. A provider that answers
   // later leaves the record waiting at the turn when it has no answer.

@@ -24,6 +24,7 @@ nlohmann::json IterationRecord::to_json() const {
                       {"failure", failure},
                       {"compile_digest", compile_digest},
                       {"reflection", reflection},
+                      {"pending_lesson", pending_lesson},
                       {"accepted", accepted},
                       {"turns", turns}};
   if (!replan_prompt.empty()) {
@@ -53,6 +54,7 @@ IterationRecord IterationRecord::from_json(const nlohmann::json& j) {
   r.compile_digest = string_field(j, "compile_digest");
   if (j.contains("gate") && j["gate"].is_object()) r.evaluation = Evaluation::from_json(j["gate"]);
   r.reflection = string_field(j, "reflection");
+  if (auto p = j.find("pending_lesson"); p != j.end() && p->is_object()) r.pending_lesson = *p;
   r.accepted = bool_field(j, "accepted", false);
   r.turns = static_cast<int>(integer_field(j, "turns", 0));
   return r;

@@ -40,6 +40,10 @@ struct IterationRecord {
   std::string compile_digest;
   std::optional<Evaluation> evaluation;
   std::string reflection;
+  // The lesson of this iteration (Lesson::to_json) while its reflection is
+  // to come with the next plan (EpisodeOptions::reflect_with_next_plan);
+  // null once stored.
+  nlohmann::json pending_lesson;
   bool accepted = false;  // became the new best
   int turns = 0;          // model turns answered in this iteration (re-plan, propose, reflect)
 

@@ -231,6 +231,10 @@ Status EpisodeLoop::finish(const std::string& stop_reason) {
   auto [ceiling, note] = copy_ceiling(p_.options.backend, device);
   rec_.bounds = episode_bounds(recorded_best_timing(rec_), recorded_best_resources(rec_), ceiling,
                                note, launch_floor_s(p_.options.backend));
+  // An iteration whose reflection was to come with a plan that never came.
+  for (const IterationRecord& it : rec_.iterations)
+    if (it.pending_lesson.is_object())
+      keep_reflection(it.index, "(the episode ended before its next plan)");
   rec_.status = "finished";
   rec_.stop_reason = stop_reason;
   rec_.elapsed_s = elapsed();

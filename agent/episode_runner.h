@@ -40,6 +40,10 @@ struct EpisodeOptions {
   // Which phase and launch shapes matter in the deployed workload (workload_priority.h).
   std::string workload_focus;
   std::string workload_phase;  // the phase that matters most; the profile's shape is of it
+  // The agent reflects on an iteration at the start of its next plan
+  // instead of in a turn of its own: one model turn per iteration, so a
+  // hand-off episode takes one round per iteration, not two.
+  bool reflect_with_next_plan = false;
 };
 
 struct EpisodeResult {

@@ -60,6 +60,21 @@ Lesson read_row(sqlite3_stmt* s) {
 
 }  // namespace
 
+Lesson Lesson::from_json(const nlohmann::json& j) {
+  Lesson l;
+  if (!j.is_object()) return l;
+  l.kernel = j.value("kernel", "");
+  l.family = j.value("family", "");
+  l.backend = j.value("backend", "");
+  l.bottleneck = j.value("bottleneck", "");
+  l.change = j.value("change", "");
+  l.outcome = j.value("outcome", "");
+  l.speedup = j.value("speedup", 0.0);
+  l.reflection = j.value("reflection", "");
+  l.episode_id = j.value("episode_id", "");
+  return l;
+}
+
 nlohmann::json Lesson::to_json() const {
   return {{"id", id},
           {"created_at", created_at},

@@ -29,6 +29,8 @@ struct Lesson {
   std::string episode_id;
 
   nlohmann::json to_json() const;
+  // A lesson to_json wrote (a missing field is its default).
+  static Lesson from_json(const nlohmann::json& j);
 };
 
 class ExperienceStore {

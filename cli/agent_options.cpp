@@ -34,6 +34,9 @@ void add_agent_options(CLI::App& app, AgentCliOptions& o) {
   app.add_option("--patience", o.patience,
                  "Stop after this many iterations in a row without improvement")
       ->capture_default_str();
+  app.add_flag("--reflect-with-plan", o.reflect_with_plan,
+               "The agent reflects on an iteration at the start of its next plan, not in a turn "
+               "of its own: one hand-off round per iteration");
   app.add_option("--budget-s", o.budget_s, "Wall-time budget of an episode in seconds (0: none)")
       ->capture_default_str();
   app.add_option("--seed", o.seed, "Seed of the tuner's choices and of the inputs")
@@ -82,6 +85,7 @@ OptimizeOptions to_optimize_options(const AgentCliOptions& o, const Manifest& ma
       o.state_dir.empty() ? default_state_dir(o.repo) : std::filesystem::path(o.state_dir);
   opt.episode.max_iters = o.max_iters;
   opt.episode.patience = o.patience;
+  opt.episode.reflect_with_next_plan = o.reflect_with_plan;
   opt.episode.budget_s = o.budget_s;
   opt.episode.seed = o.seed;
   opt.episode.resume = !o.fresh;

@@ -20,6 +20,7 @@ struct AgentCliOptions {
   std::string answers;  // --agent replay: a folder of recorded turns
   int max_iters = 8;
   int patience = 4;
+  bool reflect_with_plan = false;  // one model turn per iteration
   double budget_s = 0;
   uint64_t seed = 1;
   bool fresh = false;

@@ -132,10 +132,13 @@ TEST_F(SideCompatibility, EachSideMayHaveItsOwnDescriptor) {
   // candle's b219903d0: the head passes NULL for a contiguous tensor's
   // descriptor, the base still needs dims and strides.
   nlohmann::json h = kernel(), b = kernel();
-  b["args"].push_back(
-      {{"name", "info"}, {"type", "const size_t*"}, {"init", {{"values", {"n", 1}}}}});
+  b["args"].push_back({{"name", "info"},
+                       {"type", "const size_t*"},
+                       {"init", {{"values", nlohmann::json::array({"n", 1})}}}});
   h["args"].push_back({{"name", "info"}, {"type", "const size_t*"}, {"null", true}});
-  EXPECT_EQ(difference(h, b), "");
+  ASSERT_EQ(difference(h, b), "");
+  ASSERT_EQ(sides.base.params.size(), 5u);
+  ASSERT_EQ(sides.head.params.size(), 5u);
   // The base's descriptor is its own leaf, which the head does not take.
   const int base_info = sides.base.params[4].leaf;
   EXPECT_GE(base_info, 4);

@@ -29,7 +29,7 @@ PY
 first=1
 while IFS=$'\t' read -r short full date patch subject; do
   if [ "$first" = 1 ]; then
-    cp -r "$HERE/snapshot/." .
+    cp -r "$HERE/snapshot/candle-kernels" .
     cp "$HERE/LICENSE-MIT" "$HERE/LICENSE-APACHE" .
     first=0
   elif [ "$patch" != "-" ]; then

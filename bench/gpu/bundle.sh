@@ -5,8 +5,9 @@
 # DEST/bin: stripped kgate, test and bench binaries; DEST/lib: their shared
 # libraries except glibc's and CUDA's; DEST/src: examples/, tests/fixtures/
 # (the carried tests read them through KGATE_TEST_SOURCE_DIR) and bench/
-# scripts, bench/thirdparty/ included (examples/flashinfer-norm is the
-# ported library of bench/gpu/ported_example.sh).
+# scripts, bench/thirdparty/ and bench/candle/ included (examples/flashinfer-norm is the
+# ported library of bench/gpu/ported_example.sh); DEST/candle: bench/candle's harness and
+# its cubins, compiled here (bench/candle/run_gpu.sh DEST OUT runs them).
 set -euo pipefail
 BUILD=$1 DEST=$2
 rm -rf "$DEST" && mkdir -p "$DEST/bin" "$DEST/lib" "$DEST/src"
@@ -34,5 +35,9 @@ mkdir -p "$DEST/src/bench/gpu" && cp bench/pytorch_ops.py bench/episodes_table.p
 cp bench/gpu/episodes.sh bench/gpu/deployment_gap.sh bench/gpu/sweep_gap.sh bench/gpu/tunable_grid.sh \
    bench/gpu/aa_bias.sh bench/gpu/aa_bias.py bench/gpu/untuned.sh bench/gpu/ported_example.sh bench/gpu/profile_guided.sh "$DEST/src/bench/gpu/"
 cp -r bench/thirdparty "$DEST/src/bench/"
+cp -r bench/candle "$DEST/src/bench/"
+bash bench/candle/build_harness.sh "$DEST/candle-build" >&2
+mkdir -p "$DEST/candle" && mv "$DEST/candle-build/candle_ab" "$DEST/candle/"
+tar -cJf "$DEST/candle/cubins.tar.xz" -C "$DEST/candle-build" cubins && rm -rf "$DEST/candle-build"
 cp bench/gpu/run_all.sh "$DEST/"
 du -sh "$DEST"

@@ -8,8 +8,8 @@
 #   BUNDLE_DIR/src/bench/candle/run_gpu.sh BUNDLE_DIR OUT
 # BUNDLE_DIR is bench/gpu/bundle.sh's: bin/kgate, lib/, candle/ (the harness
 # and its cubins, build_harness.sh) and src/bench/candle. Environment: BUDGET
-# (kgate's timing seconds per kernel-shape, default 0.3), SECONDS_PER_SHAPE (the
-# harness's, default 0.25), CASES (default: all, by id).
+# (kgate's timing seconds per kernel-shape, default 0.25), SECONDS_PER_SHAPE (the
+# harness's, default 0.15), CASES (default: all, by id).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUNDLE=$(cd "${1:?usage: run_gpu.sh BUNDLE_DIR OUT}" && pwd)
@@ -20,7 +20,7 @@ OUT="$TOP/candle"
 KGATE="$BUNDLE/bin/kgate"
 # kgate needs the toolkit's libnvrtc (CUDA 13) beside the bundle's libraries.
 export LD_LIBRARY_PATH="$BUNDLE/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-BUDGET=${BUDGET:-0.3}
+BUDGET=${BUDGET:-0.25}
 start=$(date +%s)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -72,7 +72,7 @@ if [ -f "$cubins/cubins.tar.xz" ] && [ ! -d "$cubins/cubins" ]; then
 fi
 for id in $cases; do
   "$BUNDLE/candle/candle_ab" "$HERE/harness/spec.txt" "$cubins/cubins" "$work/harness-$id.tsv" \
-    --case "$id" --seconds "${SECONDS_PER_SHAPE:-0.25}" > /dev/null 2> "$OUT/harness-$id.log"
+    --case "$id" --seconds "${SECONDS_PER_SHAPE:-0.15}" > /dev/null 2> "$OUT/harness-$id.log"
 done
 { head -1 "$(ls "$work"/harness-*.tsv | head -1)"; for f in "$work"/harness-*.tsv; do tail -n +2 "$f"; done; } \
   > "$OUT/harness.tsv"

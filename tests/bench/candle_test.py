@@ -244,7 +244,7 @@ class Replay(unittest.TestCase):
         lines = run.stdout.splitlines()
         self.assertGreater(len(lines), 300)
         for line in lines:
-            case, kernel, shape_name, side, grid, block, sizes = line.split()
+            case, kernel, shape_name, side, grid, block, sizes, info = line.split()
             tag = cases[case][side]
             if tag not in manifests:
                 manifests[tag] = {k["name"]: k for k in manifest_at(self.repo, tag)["kernels"]}
@@ -256,6 +256,19 @@ class Replay(unittest.TestCase):
             self.assertEqual([int(x) for x in sizes.split(",")], want, where)
             self.assertEqual(int(grid), evaluate(k["launch"]["grid"][0], names), where)
             self.assertEqual(int(block), evaluate(k["launch"]["block"][0], names), where)
+            # The layout each side passes: kgate.json's given contents, or NULL where it says so.
+            arg = next((a for a in k["args"] if a["name"] == "info"), None)
+            if arg is None:
+                self.assertEqual(info, "-", where)
+            elif "null" in arg and evaluate(arg["null"], names):
+                self.assertEqual(info, "NULL", where)
+            elif "formula" in arg["init"]:
+                want = [evaluate(arg["init"]["formula"], dict(names, i=i))
+                        for i in range(evaluate(arg["count"], names))]
+                self.assertEqual(info, ",".join(map(str, want)), where)
+            else:
+                want = [evaluate(v, names) for v in arg["init"]["values"]]
+                self.assertEqual(info, ",".join(map(str, want)), where)
 
     def test_kgate_compiles_every_case_for_sm_90(self):
         kgate = kgate_binary()
@@ -311,6 +324,10 @@ class VerdictTable(unittest.TestCase):
             write("645459794-rmsnorm_bf16.b64", 0, [shape("decode-64x896", "same", 1.01)])
             untimed = dict(shape("edge-1x1", "checked"), timing="off")
             write("645459794-rmsnorm_bf16.b1", 1, [untimed, shape("decode-1x896", "slower", 2.0)])
+            with open(os.path.join(out, "645459794-layernorm_bf16.exit"), "w") as f:
+                f.write("3\n")
+            with open(os.path.join(out, "645459794-layernorm_bf16.log"), "w") as f:
+                f.write("kgate: reading up/1df2bddcc and up/645459794\nkgate: error: no GPU found\n")
             with open(os.path.join(out, "harness.tsv"), "w") as f:
                 w = csv.writer(f, delimiter="\t")
                 w.writerow(["case", "kernel", "shape", "base_us", "head_us", "ratio", "ci_lo", "ci_hi",
@@ -337,8 +354,10 @@ class VerdictTable(unittest.TestCase):
             self.assertIn("| checked | checked |", rows[("rmsnorm_bf16.b1", "edge-1x1")])
             self.assertIn("| slower | slower |", rows[("rmsnorm_bf16.b1", "decode-1x896")])
             self.assertIn("Device: NVIDIA H200.", run.stdout)
-            # A kernel with no report says so.
-            self.assertIn("| usilu_f32 | * | - | exit ?, expected 0: no report |", run.stdout)
+            # A kernel with no report says why, from its log; a case not run says so.
+            self.assertIn("| layernorm_bf16 | * | - | exit 3, expected 0: kgate: error: no GPU found |",
+                          run.stdout)
+            self.assertIn("## 121a71e01: Fix the silu cuda kernel. (#1710)\n\nNot run.", run.stdout)
 
 
 if __name__ == "__main__":

@@ -302,8 +302,9 @@ void run_kernel(const KernelSpec& k, const std::string& case_id, const std::stri
 }
 
 // Each side's launch on every shape, without a GPU: "case kernel shape side grid block
-// sizes", the sizes in bytes of the parameters in order (the bench.candle test compares them
-// with kgate.json's arguments at the side's tag).
+// sizes info", the sizes in bytes of the parameters in order and the layout the kernel is
+// given ("-": none, or NULL). The bench.candle test compares them with kgate.json's arguments
+// and launch at the side's tag.
 void describe(const std::vector<CaseSpec>& cases) {
   set_fill_inputs(false);
   for (const CaseSpec& c : cases)
@@ -311,14 +312,30 @@ void describe(const std::vector<CaseSpec>& cases) {
       auto fam = make_family(k.family, k.dtype);
       for (const Shape& s : k.shapes) {
         Problem p = fam->make(s, 0);
+        // A recognizable address for info, so that a NULL one shows.
+        std::string info = "-";
+        for (Input& in : p.inputs)
+          if (in.name == "info") {
+            in.dev = 0x7fffdead0000;
+            info.clear();
+            for (size_t i = 0; i < in.host.size() / 8; ++i) {
+              uint64_t v;
+              std::memcpy(&v, in.host.data() + 8 * i, 8);
+              info += (i ? "," : "") + std::to_string(v);
+            }
+          }
         for (const Side* side : {&k.base, &k.head}) {
           if (side->file == "-") continue;
           Launch l = fam->launch(side->variant, s, p, 0);
           std::string sizes;
-          for (const Param& param : l.params)
+          bool null_info = info != "-";
+          for (const Param& param : l.params) {
             sizes += (sizes.empty() ? "" : ",") + std::to_string(param.size);
-          std::printf("%s %s %s %s %u %u %s\n", c.id.c_str(), k.name.c_str(), s.name.c_str(),
-                      side == &k.base ? "base" : "head", l.grid, l.block, sizes.c_str());
+            if (param.slot == 0x7fffdead0000) null_info = false;
+          }
+          std::printf("%s %s %s %s %u %u %s %s\n", c.id.c_str(), k.name.c_str(), s.name.c_str(),
+                      side == &k.base ? "base" : "head", l.grid, l.block, sizes.c_str(),
+                      null_info ? "NULL" : info.c_str());
         }
       }
     }

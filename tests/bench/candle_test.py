@@ -181,6 +181,26 @@ class Replay(unittest.TestCase):
             for lic, blob in self.upstream["license_blobs"].items():
                 self.assertEqual(git(self.repo, "rev-parse", "%s:%s" % (tag, lic)).strip(), blob)
 
+    def test_lines_changed_counts_none_and_sees_a_changed_file(self):
+        script = os.path.join(CANDLE, "lines_changed.py")
+        run = subprocess.run([sys.executable, script, self.repo], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("lines changed: 0", run.stdout)
+        self.assertIn("| up/645459794 | 8 | 8 | 0 |", run.stdout)
+        # One line more in reduce.cu at a tag: no longer upstream's blob.
+        copy = os.path.join(self.tmp.name, "changed")
+        subprocess.run(["git", "clone", "-q", self.repo, copy], check=True)
+        git(copy, "fetch", "-q", "origin", "refs/tags/*:refs/tags/*")
+        git(copy, "checkout", "-q", "up/645459794")
+        with open(os.path.join(copy, "candle-kernels", "src", "reduce.cu"), "a") as f:
+            f.write("// changed\n")
+        git(copy, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "changed")
+        git(copy, "tag", "-f", "up/645459794")
+        run = subprocess.run([sys.executable, script, copy], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("up/645459794 candle-kernels/src/reduce.cu differs from upstream", run.stderr)
+        self.assertIn("| up/645459794 | 8 | 7 | 0 |", run.stdout)
+
     def test_history_is_upstreams_order_with_upstreams_dates(self):
         entries = git(self.repo, "log", "--reverse", "--format=%H", "main").split()
         commits = self.upstream["commits"]

@@ -5,9 +5,10 @@
 # DEST/bin: stripped kgate, test and bench binaries; DEST/lib: their shared
 # libraries except glibc's and CUDA's; DEST/src: examples/, tests/fixtures/
 # (the carried tests read them through KGATE_TEST_SOURCE_DIR) and bench/
-# scripts, bench/thirdparty/ and bench/ggml/ included (examples/flashinfer-norm
-# is the ported library of bench/gpu/ported_example.sh); DEST/ggml: the
-# independent harness of bench/ggml/run_gpu.sh with its cubins, built here.
+# scripts, bench/thirdparty/, bench/ggml/ and bench/candle/ included
+# (examples/flashinfer-norm is the ported library of bench/gpu/ported_example.sh);
+# DEST/ggml and DEST/candle: the independent harnesses of bench/ggml/run_gpu.sh and
+# bench/candle/run_gpu.sh with their cubins, built here.
 set -euo pipefail
 BUILD=$1 DEST=$2
 rm -rf "$DEST" && mkdir -p "$DEST/bin" "$DEST/lib" "$DEST/src"
@@ -37,5 +38,9 @@ cp bench/gpu/episodes.sh bench/gpu/deployment_gap.sh bench/gpu/sweep_gap.sh benc
 cp -r bench/thirdparty "$DEST/src/bench/"
 cp -r bench/ggml "$DEST/src/bench/"
 bash bench/ggml/harness/build.sh "$DEST/ggml" > /dev/null
+cp -r bench/candle "$DEST/src/bench/"
+bash bench/candle/build_harness.sh "$DEST/candle-build" >&2
+mkdir -p "$DEST/candle" && mv "$DEST/candle-build/candle_ab" "$DEST/candle/"
+tar -cJf "$DEST/candle/cubins.tar.xz" -C "$DEST/candle-build" cubins && rm -rf "$DEST/candle-build"
 cp bench/gpu/run_all.sh "$DEST/"
 du -sh "$DEST"

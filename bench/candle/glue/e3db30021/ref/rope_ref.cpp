@@ -1,0 +1,61 @@
+// Reference rotary embeddings in double, with the parameter lists of candle's
+// rope kernels (ROPE_OP in candle-kernels/src/reduce.cu). src is (b, h, t, d)
+// for rope_i (interleaved: each pair (2j, 2j + 1) of a row rotates by angle
+// (t, j)) and rope (halves: (j, j + d / 2)), (b, t, h, d) for rope_thd; cos and
+// sin are (t, d / 2), or (b, t, d / 2) when stride_b is not 0 (unbatched).
+#include <kgate_host.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace {
+
+double as_double(kgate::bfloat16 x) {
+  return double(float(x));
+}
+
+void rotate(const kgate::bfloat16* src, const kgate::bfloat16* cos, const kgate::bfloat16* sin,
+            double* dst, size_t i1, size_t i2, size_t ic) {
+  const double x1 = as_double(src[i1]), x2 = as_double(src[i2]);
+  const double c = as_double(cos[ic]), s = as_double(sin[ic]);
+  dst[i1] = x1 * c - x2 * s;
+  dst[i2] = x1 * s + x2 * c;
+}
+
+}  // namespace
+
+// bh = b * h rows of td = t * d elements.
+void rope_i_bf16_ref(const kgate::bfloat16* src, const kgate::bfloat16* cos,
+                     const kgate::bfloat16* sin, double* dst, uint32_t bh, uint32_t td,
+                     uint32_t stride_b) {
+  for (size_t row = 0; row < bh; ++row)
+    for (size_t j = 0; j < td / 2; ++j)
+      rotate(src, cos, sin, dst, row * td + 2 * j, row * td + 2 * j + 1,
+             j + (stride_b ? row * td / stride_b * (td / 2) : 0));
+}
+
+void rope_bf16_ref(const kgate::bfloat16* src, const kgate::bfloat16* cos,
+                   const kgate::bfloat16* sin, double* dst, uint32_t bh, uint32_t td, uint32_t d,
+                   uint32_t stride_b) {
+  const size_t t = td / d;
+  for (size_t row = 0; row < bh; ++row)
+    for (size_t ti = 0; ti < t; ++ti)
+      for (size_t j = 0; j < d / 2; ++j) {
+        const size_t i1 = row * td + ti * d + j;
+        rotate(src, cos, sin, dst, i1, i1 + d / 2,
+               ti * (d / 2) + j + (stride_b ? row * td / stride_b * (td / 2) : 0));
+      }
+}
+
+void rope_thd_bf16_ref(const kgate::bfloat16* src, const kgate::bfloat16* cos,
+                       const kgate::bfloat16* sin, double* dst, uint32_t b, uint32_t t, uint32_t h,
+                       uint32_t d, uint32_t stride_b) {
+  for (size_t bi = 0; bi < b; ++bi)
+    for (size_t ti = 0; ti < t; ++ti)
+      for (size_t hi = 0; hi < h; ++hi)
+        for (size_t j = 0; j < d / 2; ++j) {
+          const size_t i1 = ((bi * t + ti) * h + hi) * d + j;
+          rotate(src, cos, sin, dst, i1, i1 + d / 2,
+                 ti * (d / 2) + j + (stride_b ? bi * (size_t(t) * d / 2) : 0));
+        }
+}

@@ -1,0 +1,409 @@
+// candle_ab: times the base and head of each replayed candle commit, kernel by
+// kernel and shape by shape, without kgate: both sides' cubins (nvcc -cubin
+// -arch=sm_90 of the replay repository's files at the two tags) are loaded in
+// one process and launched on the same input buffers as candle's launchers of
+// each revision launch them (families.h), interleaved, with CUDA events.
+//
+//   candle_ab SPEC CUBIN_DIR OUT.tsv [--case ID] [--seconds S]
+//
+// For every shape: each side is checked once (its output against a host
+// check in double on sampled elements, and 4 KiB past the output's end for
+// stray writes), then, when both sides run, timed: warm-up, rounds of one
+// launch per side in alternating order, each launch behind a 128 MiB memset
+// that evicts the 50 MiB L2 (and keeps the launch queued behind work, so the
+// host's launch latency is not timed), until both sides have >= 50 samples and
+// S seconds (default 0.25) have passed, or 400 rounds. The line per shape:
+// medians, head/base with a bootstrap 99% interval, each side's status and
+// whether the two outputs agree.
+#include <cuda.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "driver.h"
+#include "families.h"
+
+namespace candle_ab {
+namespace {
+
+void ck(CUresult r, const char* what) {
+  if (r == CUDA_SUCCESS) return;
+  const char* msg = nullptr;
+  driver().cuGetErrorString(r, &msg);
+  throw std::runtime_error(std::string(what) + ": " + (msg ? msg : "CUDA error"));
+}
+
+struct Side {
+  std::string tag, file, entry, variant;  // file "-": the side is not there (a new kernel)
+};
+struct KernelSpec {
+  std::string name, family, dtype;
+  Side base, head;
+  std::vector<Shape> shapes;
+};
+struct CaseSpec {
+  std::string id;
+  std::vector<KernelSpec> kernels;
+};
+
+// The spec: "case ID", "kernel NAME FAMILY DTYPE", "base TAG FILE ENTRY VARIANT",
+// "head ...", "shape NAME key=value ... [untimed]"; '#' starts a comment.
+std::vector<CaseSpec> read_spec(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  std::vector<CaseSpec> cases;
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream words(line);
+    std::string word;
+    if (!(words >> word)) continue;
+    auto fail = [&](const std::string& why) {
+      throw std::runtime_error(path + ":" + std::to_string(n) + ": " + why);
+    };
+    if (word == "case") {
+      cases.push_back({});
+      words >> cases.back().id;
+    } else if (word == "kernel") {
+      if (cases.empty()) fail("kernel before case");
+      KernelSpec k;
+      words >> k.name >> k.family >> k.dtype;
+      cases.back().kernels.push_back(k);
+    } else if (word == "base" || word == "head") {
+      if (cases.empty() || cases.back().kernels.empty()) fail(word + " before kernel");
+      Side& s =
+          word == "base" ? cases.back().kernels.back().base : cases.back().kernels.back().head;
+      if (!(words >> s.tag >> s.file >> s.entry >> s.variant))
+        fail("expected TAG FILE ENTRY VARIANT");
+    } else if (word == "shape") {
+      if (cases.empty() || cases.back().kernels.empty()) fail("shape before kernel");
+      Shape sh;
+      words >> sh.name;
+      while (words >> word) {
+        if (word == "untimed") {
+          sh.timed = false;
+          continue;
+        }
+        auto eq = word.find('=');
+        if (eq == std::string::npos) fail("expected key=value, got " + word);
+        sh.v[word.substr(0, eq)] = std::stoll(word.substr(eq + 1));
+      }
+      cases.back().kernels.back().shapes.push_back(sh);
+    } else {
+      fail("unknown line " + word);
+    }
+  }
+  return cases;
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+// 99% interval of median(head) / median(base), resampling each side.
+std::pair<double, double> bootstrap(const std::vector<double>& base,
+                                    const std::vector<double>& head) {
+  std::mt19937_64 rng(12345);
+  std::vector<double> ratios, b(base.size()), h(head.size());
+  for (int r = 0; r < 2000; ++r) {
+    for (auto& x : b) x = base[rng() % base.size()];
+    for (auto& x : h) x = head[rng() % head.size()];
+    ratios.push_back(median(h) / median(b));
+  }
+  std::sort(ratios.begin(), ratios.end());
+  return {ratios[size_t(0.005 * ratios.size())], ratios[size_t(0.995 * ratios.size()) - 1]};
+}
+
+constexpr size_t kGuard = 4096;
+constexpr uint8_t kGuardByte = 0xA5, kPoison = 0xFF;
+constexpr size_t kFlushBytes = size_t(128) << 20;
+
+struct Loaded {
+  CUmodule module = nullptr;
+  CUfunction fn = nullptr;
+  std::string error;  // why the side cannot run: no cubin (does not compile), no entry
+};
+
+Loaded load(const std::string& cubin_dir, const Side& s) {
+  Loaded l;
+  if (s.file == "-") return l.error = "absent", l;
+  const std::string path = cubin_dir + "/" + s.tag + "/" + s.file + ".cubin";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return l.error = "does not compile (no " + s.tag + "/" + s.file + ".cubin)", l;
+  std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (driver().cuModuleLoadData(&l.module, image.data()) != CUDA_SUCCESS)
+    return l.error = "cuModuleLoadData failed", l;
+  if (driver().cuModuleGetFunction(&l.fn, l.module, s.entry.c_str()) != CUDA_SUCCESS)
+    return l.error = "no entry " + s.entry, l;
+  return l;
+}
+
+void launch(const Loaded& l, const Launch& spec, CUstream stream) {
+  std::vector<void*> args;
+  for (const Param& p : spec.params) args.push_back(const_cast<uint64_t*>(&p.slot));
+  ck(driver().cuLaunchKernel(l.fn, spec.grid, 1, 1, spec.block, 1, 1, 0, stream, args.data(),
+                             nullptr),
+     "cuLaunchKernel");
+}
+
+struct SideRun {
+  std::string status = "ok";  // or why the side's output is wrong / it did not run
+  std::vector<uint8_t> out;
+};
+
+// One checked run: poisoned output, guard after it, host check.
+SideRun checked(const Family& fam, const Loaded& l, const std::string& variant, const Shape& s,
+                const Problem& p, CUdeviceptr out, size_t out_bytes) {
+  SideRun r;
+  if (!l.error.empty()) return r.status = l.error, r;
+  ck(driver().cuMemsetD8(out, kPoison, out_bytes), "poison");
+  ck(driver().cuMemsetD8(out + out_bytes, kGuardByte, kGuard), "guard");
+  try {
+    launch(l, fam.launch(variant, s, p, out), nullptr);
+  } catch (const std::exception& e) {
+    return r.status = std::string("cannot launch: ") + e.what(), r;
+  }
+  if (CUresult e = driver().cuCtxSynchronize(); e != CUDA_SUCCESS) {
+    const char* msg = nullptr;
+    driver().cuGetErrorString(e, &msg);
+    throw std::runtime_error(std::string("kernel failed: ") + (msg ? msg : "?"));
+  }
+  r.out.resize(out_bytes + kGuard);
+  ck(driver().cuMemcpyDtoH(r.out.data(), out, out_bytes + kGuard), "download");
+  for (size_t i = 0; i < kGuard; ++i)
+    if (r.out[out_bytes + i] != kGuardByte)
+      return r.status =
+                 "wrote past the end of the output (byte " + std::to_string(i) + " after it)",
+             r;
+  r.out.resize(out_bytes);
+  if (std::string why = fam.check(s, p, r.out.data()); !why.empty()) r.status = "wrong: " + why;
+  return r;
+}
+
+std::string agreement(const Family& fam, const Problem& p, const SideRun& a, const SideRun& b) {
+  if (a.out.empty() || b.out.empty()) return "-";
+  if (a.out == b.out) return "identical";
+  double worst = 0;
+  for (size_t i = 0; i < p.out_count; ++i) {
+    const double x = elem_value(p.out_elem, a.out.data(), i),
+                 y = elem_value(p.out_elem, b.out.data(), i);
+    if (std::isnan(x) && std::isnan(y)) continue;
+    const double excess = std::fabs(x - y) / (fam.atol() + fam.rtol() * std::fabs(y) + 1e-300);
+    if (!(excess <= worst)) worst = std::isnan(excess) ? INFINITY : excess;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%s(%.2g of tol)", worst <= 1 ? "within-tol" : "DIFFER", worst);
+  return buf;
+}
+
+struct Timing {
+  std::vector<double> base, head;
+};
+
+Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, const Launch& lh,
+                  CUdeviceptr flush, CUstream stream, double seconds) {
+  Timing t;
+  for (int w = 0; w < 3; ++w) {
+    launch(base, lb, stream);
+    launch(head, lh, stream);
+  }
+  ck(driver().cuStreamSynchronize(stream), "warm-up");
+  const int batch = 10;
+  std::vector<CUevent> ev(4 * batch);
+  for (auto& e : ev) ck(driver().cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
+  const auto start = std::chrono::steady_clock::now();
+  for (int round = 0; round < 400; round += batch) {
+    for (int i = 0; i < batch; ++i) {
+      const bool base_first = (round + i) % 2 == 0;
+      for (int k = 0; k < 2; ++k) {
+        const bool is_base = (k == 0) == base_first;
+        ck(driver().cuMemsetD32Async(flush, uint32_t(round + i), kFlushBytes / 4, stream), "flush");
+        const int slot = 4 * i + (is_base ? 0 : 2);
+        ck(driver().cuEventRecord(ev[slot], stream), "record");
+        launch(is_base ? base : head, is_base ? lb : lh, stream);
+        ck(driver().cuEventRecord(ev[slot + 1], stream), "record");
+      }
+    }
+    ck(driver().cuStreamSynchronize(stream), "timing");
+    for (int i = 0; i < batch; ++i) {
+      float ms;
+      ck(driver().cuEventElapsedTime(&ms, ev[4 * i], ev[4 * i + 1]), "elapsed");
+      t.base.push_back(ms * 1e-3);
+      ck(driver().cuEventElapsedTime(&ms, ev[4 * i + 2], ev[4 * i + 3]), "elapsed");
+      t.head.push_back(ms * 1e-3);
+    }
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (t.base.size() >= 50 && elapsed >= seconds) break;
+  }
+  for (auto& e : ev) driver().cuEventDestroy(e);
+  return t;
+}
+
+void run_kernel(const KernelSpec& k, const std::string& case_id, const std::string& cubin_dir,
+                double seconds, std::FILE* out) {
+  auto fam = make_family(k.family, k.dtype);
+  Loaded base = load(cubin_dir, k.base), head = load(cubin_dir, k.head);
+  CUstream stream;
+  ck(driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  CUdeviceptr flush;
+  ck(driver().cuMemAlloc(&flush, kFlushBytes), "flush buffer");
+  uint64_t seed = 1;
+  for (const Shape& s : k.shapes) {
+    Problem p = fam->make(s, seed++);
+    for (Input& in : p.inputs) {
+      ck(driver().cuMemAlloc(&in.dev, std::max<size_t>(in.host.size(), 1)), "input");
+      ck(driver().cuMemcpyHtoD(in.dev, in.host.data(), in.host.size()), "upload");
+    }
+    const size_t out_bytes = p.out_count * elem_bytes(p.out_elem);
+    CUdeviceptr dev_out;
+    ck(driver().cuMemAlloc(&dev_out, out_bytes + kGuard), "output");
+    SideRun rb = checked(*fam, base, k.base.variant, s, p, dev_out, out_bytes);
+    SideRun rh = checked(*fam, head, k.head.variant, s, p, dev_out, out_bytes);
+    std::string line = case_id + "\t" + k.name + "\t" + s.name;
+    // Timed when both sides ran and stayed within their buffers (a wrong base is still timed).
+    const bool runs_b = base.error.empty() && rb.status.rfind("wrote past", 0) != 0;
+    const bool runs_h = head.error.empty() && rh.status.rfind("wrote past", 0) != 0;
+    char buf[256];
+    if (s.timed && runs_b && runs_h) {
+      Timing t = time_sides(base, fam->launch(k.base.variant, s, p, dev_out), head,
+                            fam->launch(k.head.variant, s, p, dev_out), flush, stream, seconds);
+      const double mb = median(t.base), mh = median(t.head);
+      auto [lo, hi] = bootstrap(t.base, t.head);
+      std::snprintf(buf, sizeof buf, "\t%.3f\t%.3f\t%.4f\t%.4f\t%.4f\t%zu", mb * 1e6, mh * 1e6,
+                    mh / mb, lo, hi, t.base.size());
+      line += buf;
+    } else {
+      line += "\t-\t-\t-\t-\t-\t0";
+    }
+    line += "\t" + rb.status + "\t" + rh.status + "\t" + agreement(*fam, p, rh, rb);
+    std::fprintf(out, "%s\n", line.c_str());
+    std::fflush(out);
+    std::fprintf(stderr, "%s\n", line.c_str());
+    driver().cuMemFree(dev_out);
+    for (Input& in : p.inputs) driver().cuMemFree(in.dev);
+  }
+  driver().cuMemFree(flush);
+  driver().cuStreamDestroy(stream);
+  if (base.module) driver().cuModuleUnload(base.module);
+  if (head.module) driver().cuModuleUnload(head.module);
+}
+
+// Each side's launch on every shape, without a GPU: "case kernel shape side grid block
+// sizes info", the sizes in bytes of the parameters in order and the layout the kernel is
+// given ("-": none, or NULL). The bench.candle test compares them with kgate.json's arguments
+// and launch at the side's tag.
+void describe(const std::vector<CaseSpec>& cases) {
+  set_fill_inputs(false);
+  for (const CaseSpec& c : cases)
+    for (const KernelSpec& k : c.kernels) {
+      auto fam = make_family(k.family, k.dtype);
+      for (const Shape& s : k.shapes) {
+        Problem p = fam->make(s, 0);
+        // A recognizable address for info, so that a NULL one shows.
+        std::string info = "-";
+        for (Input& in : p.inputs)
+          if (in.name == "info") {
+            in.dev = 0x7fffdead0000;
+            info.clear();
+            for (size_t i = 0; i < in.host.size() / 8; ++i) {
+              uint64_t v;
+              std::memcpy(&v, in.host.data() + 8 * i, 8);
+              info += (i ? "," : "") + std::to_string(v);
+            }
+          }
+        for (const Side* side : {&k.base, &k.head}) {
+          if (side->file == "-") continue;
+          Launch l = fam->launch(side->variant, s, p, 0);
+          std::string sizes;
+          bool null_info = info != "-";
+          for (const Param& param : l.params) {
+            sizes += (sizes.empty() ? "" : ",") + std::to_string(param.size);
+            if (param.slot == 0x7fffdead0000) null_info = false;
+          }
+          std::printf("%s %s %s %s %u %u %s %s\n", c.id.c_str(), k.name.c_str(), s.name.c_str(),
+                      side == &k.base ? "base" : "head", l.grid, l.block, sizes.c_str(),
+                      null_info ? "NULL" : info.c_str());
+        }
+      }
+    }
+}
+
+}  // namespace
+}  // namespace candle_ab
+
+int main(int argc, char** argv) {
+  using namespace candle_ab;
+  if (argc == 3 && std::string(argv[1]) == "--describe") {
+    try {
+      describe(read_spec(argv[2]));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "candle_ab: %s\n", e.what());
+      return 1;
+    }
+    return 0;
+  }
+  if (argc < 4) {
+    std::fprintf(stderr,
+                 "usage: candle_ab SPEC CUBIN_DIR OUT.tsv [--case ID] [--seconds S]\n"
+                 "       candle_ab --describe SPEC\n");
+    return 2;
+  }
+  std::string only;
+  double seconds = 0.25;
+  for (int i = 4; i + 1 < argc; i += 2) {
+    if (std::string(argv[i]) == "--case") only = argv[i + 1];
+    if (std::string(argv[i]) == "--seconds") seconds = std::atof(argv[i + 1]);
+  }
+  try {
+    auto cases = read_spec(argv[1]);
+    std::FILE* out = std::fopen(argv[3], "w");
+    if (!out) throw std::runtime_error(std::string("cannot write ") + argv[3]);
+    std::fprintf(out,
+                 "case\tkernel\tshape\tbase_us\thead_us\tratio\tci_lo\tci_hi\tsamples\t"
+                 "base_status\thead_status\tagree\n");
+    if (std::string why = driver().load(); !why.empty()) throw std::runtime_error(why);
+    ck(driver().cuInit(0), "cuInit");
+    CUdevice dev;
+    ck(driver().cuDeviceGet(&dev, 0), "cuDeviceGet");
+    char name[256];
+    driver().cuDeviceGetName(name, sizeof name, dev);
+    std::fprintf(stderr, "candle_ab on %s\n", name);
+    for (const CaseSpec& c : cases) {
+      if (!only.empty() && c.id != only) continue;
+      for (const KernelSpec& k : c.kernels) {
+        // The primary context, reset after each kernel: a side that faults cannot take the
+        // next kernel with it.
+        CUcontext ctx;
+        ck(driver().cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+        ck(driver().cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+        try {
+          run_kernel(k, c.id, argv[2], seconds, out);
+        } catch (const std::exception& e) {
+          std::fprintf(out, "%s\t%s\t*\t-\t-\t-\t-\t-\t0\terror: %s\terror\t-\n", c.id.c_str(),
+                       k.name.c_str(), e.what());
+          std::fprintf(stderr, "%s %s: %s\n", c.id.c_str(), k.name.c_str(), e.what());
+        }
+        driver().cuDevicePrimaryCtxRelease(dev);
+        driver().cuDevicePrimaryCtxReset(dev);
+      }
+    }
+    std::fclose(out);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "candle_ab: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

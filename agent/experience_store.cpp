@@ -32,6 +32,7 @@ class Statement {
   // unknown speedup (a wrong or crashed candidate) is stored as 0.
   void bind(int i, double v) { sqlite3_bind_double(stmt_, i, std::isfinite(v) ? v : 0.0); }
   void bind(int i, int v) { sqlite3_bind_int(stmt_, i, v); }
+  void bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
 
  private:
   sqlite3_stmt* stmt_ = nullptr;
@@ -155,7 +156,7 @@ Result<std::vector<Lesson>> ExperienceStore::relevant(const std::string& family,
   // rows win ties.
   std::string sql =
       std::string("SELECT ") + kColumns +
-      " FROM lessons WHERE family = ?1 ORDER BY"
+      " FROM lessons WHERE family = ?1 AND (?5 < 0 OR id <= ?5 OR kernel = ?6) ORDER BY"
       " (CASE outcome WHEN 'improved' THEN 4 WHEN 'wrong' THEN 2 WHEN 'slower' THEN 2 ELSE 0 END"
       "  + (bottleneck = ?2) + (backend = ?3)) DESC,"
       " speedup DESC, id DESC LIMIT ?4";
@@ -166,6 +167,8 @@ Result<std::vector<Lesson>> ExperienceStore::relevant(const std::string& family,
   s.bind(2, bottleneck);
   s.bind(3, backend);
   s.bind(4, limit);
+  s.bind(5, read_up_to_);
+  s.bind(6, own_kernel_);
   std::vector<Lesson> out;
   int rc;
   while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) out.push_back(read_row(s.get()));
@@ -189,6 +192,18 @@ Result<std::vector<Lesson>> ExperienceStore::list(const std::string& family, int
   if (rc != SQLITE_DONE)
     return Error::infrastructure(std::string("experience store: ") + sqlite3_errmsg(db_));
   return out;
+}
+
+Result<int64_t> ExperienceStore::last_id() {
+  Statement s(db_, "SELECT COALESCE(MAX(id), 0) FROM lessons");
+  if (!s.ok() || sqlite3_step(s.get()) != SQLITE_ROW)
+    return Error::infrastructure(std::string("experience store: ") + sqlite3_errmsg(db_));
+  return static_cast<int64_t>(sqlite3_column_int64(s.get(), 0));
+}
+
+void ExperienceStore::read_up_to(int64_t last_id, std::string kernel) {
+  read_up_to_ = last_id;
+  own_kernel_ = std::move(kernel);
 }
 
 }  // namespace kgate

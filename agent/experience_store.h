@@ -50,9 +50,19 @@ class ExperienceStore {
   // Every lesson, newest first; `family` empty for all.
   Result<std::vector<Lesson>> list(const std::string& family, int limit);
 
+  // The id of the newest lesson (0: none): where a sweep starts.
+  Result<int64_t> last_id();
+  // From now on relevant() reads only lessons up to `last_id`, and those of
+  // `kernel` (a sweep's episode of it: its own iterations). A sweep's
+  // episodes then learn the same whichever of them ran first, or at the
+  // same time on another GPU.
+  void read_up_to(int64_t last_id, std::string kernel);
+
  private:
   explicit ExperienceStore(sqlite3* db) : db_(db) {}
   sqlite3* db_;
+  int64_t read_up_to_ = -1;  // -1: every lesson
+  std::string own_kernel_;
 };
 
 }  // namespace kgate

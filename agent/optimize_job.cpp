@@ -36,6 +36,30 @@ nlohmann::json in_model_check(const Manifest& manifest, const Kernel& kernel,
   return j;
 }
 
+nlohmann::json OptimizeOutcome::to_json() const {
+  return {{"record", episode.record.to_json()},
+          {"dir", episode.dir.string()},
+          {"resumed", episode.resumed},
+          {"waiting", episode.waiting ? episode.waiting->to_json() : nlohmann::json()},
+          {"proposal", proposal.string()},
+          {"workload_validation", workload_validation}};
+}
+
+Result<OptimizeOutcome> OptimizeOutcome::from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return Error::infrastructure("an episode's outcome that is not JSON");
+  auto record = EpisodeRecord::from_json(j.value("record", nlohmann::json::object()));
+  if (!record.ok()) return record.error();
+  OptimizeOutcome out;
+  out.episode.record = std::move(record.value());
+  out.episode.dir = string_field(j, "dir");
+  out.episode.resumed = bool_field(j, "resumed", false);
+  if (auto w = j.find("waiting"); w != j.end() && w->is_object())
+    out.episode.waiting = PendingTurn::from_json(*w);
+  out.proposal = string_field(j, "proposal");
+  if (auto v = j.find("workload_validation"); v != j.end()) out.workload_validation = *v;
+  return out;
+}
+
 Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& kernel,
                                         OptimizeOptions options) {
   auto backend = make_backend(options.episode.backend);
@@ -69,6 +93,8 @@ Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& 
     warn(store.error().message +
          "; this episode runs without lessons (none read, none stored). Move the file away "
          "to start a new store.");
+  else if (options.lessons_up_to >= 0)
+    (*store)->read_up_to(options.lessons_up_to, kernel.name);
   ChildProfilerOptions profiler_options;
   profiler_options.counters = options.profile_counters;
   profiler_options.seed = options.episode.seed;

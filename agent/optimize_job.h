@@ -31,12 +31,21 @@ struct OptimizeOptions {
   // without counters: timing, occupancy and roofline only.
   bool profile = true;
   bool profile_counters = true;
+  // A sweep's episodes read lessons up to this id (and their own kernel's),
+  // so what they learn does not depend on how many GPUs ran the sweep
+  // (ExperienceStore::read_up_to); -1: every lesson.
+  int64_t lessons_up_to = -1;
 };
 
 struct OptimizeOutcome {
   EpisodeResult episode;
   std::filesystem::path proposal;      // empty when nothing was proposed
   nlohmann::json workload_validation;  // null when the in-model check did not run
+
+  // What a sweep's worker sends back (agent/sweep_schedule.h): the record,
+  // its folder, where it waits, the proposal; not the best's source text.
+  nlohmann::json to_json() const;
+  static Result<OptimizeOutcome> from_json(const nlohmann::json& j);
 };
 
 Result<OptimizeOutcome> optimize_kernel(const Manifest& manifest, const Kernel& kernel,

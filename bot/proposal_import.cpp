@@ -9,6 +9,7 @@
 #include "core/number_format.h"
 #include "core/version.h"
 #include "gate/git_repository.h"
+#include "runner/device.h"
 #include "runner/profile_model/profile_comparison.h"
 
 namespace kgate::bot {
@@ -240,7 +241,12 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
   }
 
   const nlohmann::json device = p.value("device", nlohmann::json::object());
-  out.gpu = device.is_object() ? device.value("name", "") : "";
+  // The model and which GPU of its host measured it (DeviceInfo's identity).
+  const DeviceInfo measured_on = DeviceInfo::from_json(device);
+  const std::string identity = measured_on.identity();
+  out.gpu = measured_on.name + (identity.empty() || identity == "host" || measured_on.name.empty()
+                                    ? ""
+                                    : " (" + identity + ")");
   out.speedup = number(p, "speedup_geomean") > 0 ? number(p, "speedup_geomean") : 1;
   const nlohmann::json shapes = p.value("shapes", nlohmann::json::array());
   std::string moved_before, moved_after;

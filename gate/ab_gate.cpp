@@ -159,6 +159,9 @@ ShapeGate judge_shape(const Shape& shape, const ShapeMeasurement& measured, bool
   s.head_seconds = measured.head_seconds;
   s.base_seconds = measured.base_seconds;
   s.throttled_samples = measured.throttled_samples;
+  std::vector<double> clocks = measured.head_clock_mhz;
+  clocks.insert(clocks.end(), measured.base_clock_mhz.begin(), measured.base_clock_mhz.end());
+  s.sm_clock_mhz = clocks.empty() ? 0 : quantile(clocks, 0.5);
   s.head_median_s = measured.head_median();
   s.base_median_s = measured.base_median();
   s.head_p10_s = quantile(measured.head_seconds, 0.1);
@@ -251,6 +254,7 @@ nlohmann::json ShapeGate::to_json() const {
                       {"rounds", rounds},
                       {"timing_seconds", timing_seconds},
                       {"throttled_samples", throttled_samples},
+                      {"sm_clock_mhz", sm_clock_mhz},
                       {"timing", std::string(to_string(timing))},
                       {"counts", counts},
                       {"launch_floor_s", launch_floor_s},
@@ -278,6 +282,7 @@ ShapeGate ShapeGate::from_json(const nlohmann::json& j) {
   s.rounds = j.value("rounds", 0);
   s.timing_seconds = j.value("timing_seconds", 0.0);
   s.throttled_samples = j.value("throttled_samples", 0);
+  s.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
   s.timing = shape_timing_from_string(j.value("timing", "gate")).value_or(ShapeTiming::kGate);
   s.counts = j.value("counts", true);
   s.launch_floor_s = j.value("launch_floor_s", 0.0);
@@ -341,14 +346,7 @@ KernelGate KernelGate::from_json(const nlohmann::json& j) {
   k.head_compile_error = j.value("head_compile_error", "");
   k.base_compile_error = j.value("base_compile_error", "");
   k.notes = j.value("notes", std::vector<std::string>{});
-  if (j.contains("device")) {
-    const auto& d = j["device"];
-    k.device.name = d.value("name", "");
-    k.device.driver = d.value("driver", "");
-    k.device.runtime = d.value("runtime", "");
-    k.device.arch = d.value("arch", "");
-    k.device.peak_sm_clock_mhz = d.value("peak_sm_clock_mhz", 0.0);
-  }
+  if (j.contains("device")) k.device = DeviceInfo::from_json(j["device"]);
   k.seed = j.value("seed", uint64_t{0});
   for (const auto& s : j.value("shapes", nlohmann::json::array()))
     k.shapes.push_back(ShapeGate::from_json(s));

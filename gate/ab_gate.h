@@ -90,7 +90,8 @@ struct ShapeGate {
   int rounds = 0;             // interleaved pairs timed
   double timing_seconds = 0;  // wall time spent measuring this shape
   int throttled_samples = 0;
-  CheckReport check;  // head against the reference
+  double sm_clock_mhz = 0;  // median SM clock over both sides' samples; 0 where unknown
+  CheckReport check;        // head against the reference
   // The base on this shape: its check against the head's oracle (when it
   // ran), and what a reader must know about it ("the base is itself
   // incorrect on this shape: ...", "the base failed to run: ..."); empty when

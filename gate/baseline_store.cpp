@@ -68,6 +68,11 @@ nlohmann::json BaselineEnvironment::to_json() const {
           {"cuda", cuda},
           {"arch", arch},
           {"sm_clock_mhz", sm_clock_mhz},
+          {"gpu_index", gpu_index},
+          {"gpu_uuid", gpu_uuid},
+          {"pci_bus_id", pci_bus_id},
+          {"peak_sm_clock_mhz", peak_sm_clock_mhz},
+          {"peak_memory_clock_mhz", peak_memory_clock_mhz},
           {"kgate_version", kgate_version},
           {"source_hash", source_hash},
           {"revision", revision},
@@ -81,6 +86,11 @@ BaselineEnvironment BaselineEnvironment::from_json(const nlohmann::json& j) {
   e.cuda = j.value("cuda", "");
   e.arch = j.value("arch", "");
   e.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
+  e.gpu_index = j.value("gpu_index", -1);
+  e.gpu_uuid = j.value("gpu_uuid", "");
+  e.pci_bus_id = j.value("pci_bus_id", "");
+  e.peak_sm_clock_mhz = j.value("peak_sm_clock_mhz", 0.0);
+  e.peak_memory_clock_mhz = j.value("peak_memory_clock_mhz", 0.0);
   e.kgate_version = j.value("kgate_version", "");
   e.source_hash = j.value("source_hash", "");
   e.revision = j.value("revision", "");
@@ -201,6 +211,11 @@ BaselineEntry baseline_entry(const std::vector<ShapeMeasurement>& shapes,
       e.environment.driver = m.device.driver;
       e.environment.cuda = m.device.runtime;
       e.environment.arch = m.device.arch;
+      e.environment.gpu_index = m.device.index;
+      e.environment.gpu_uuid = m.device.uuid;
+      e.environment.pci_bus_id = m.device.pci_bus_id;
+      e.environment.peak_sm_clock_mhz = m.device.peak_sm_clock_mhz;
+      e.environment.peak_memory_clock_mhz = m.device.peak_memory_clock_mhz;
     }
     clocks.insert(clocks.end(), m.head_clock_mhz.begin(), m.head_clock_mhz.end());
     e.shapes.push_back(BaselineShape::from_samples(m.shape, m.phase, m.head_seconds));

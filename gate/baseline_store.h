@@ -33,6 +33,12 @@ struct BaselineShape {
 struct BaselineEnvironment {
   std::string gpu, driver, cuda, arch;
   double sm_clock_mhz = 0;  // median SM clock over the samples, 0 where unknown
+  // Which GPU of which host recorded it (DeviceInfo's identity): index as
+  // the recording job numbered it (-1: an entry older than these fields),
+  // the driver's UUID ("host" on the CPU), the PCI slot, the peak clocks.
+  int gpu_index = -1;
+  std::string gpu_uuid, pci_bus_id;
+  double peak_sm_clock_mhz = 0, peak_memory_clock_mhz = 0;
   std::string kgate_version, source_hash, revision, date;  // date: ISO 8601 UTC
   nlohmann::json to_json() const;
   static BaselineEnvironment from_json(const nlohmann::json& j);

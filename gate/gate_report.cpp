@@ -202,7 +202,11 @@ std::string render_markdown(const GateReport& report, size_t max_chars) {
             "` (" + report.head_commit.substr(0, 12) + ")";
   std::string device;
   for (const KernelGate& k : report.kernels)
-    if (!k.device.name.empty()) device = k.device.name;
+    if (!k.device.name.empty()) {
+      // Which GPU of the host, where it has an identity beyond its model.
+      const std::string id = k.device.identity();
+      device = k.device.name + (id.empty() || id == "host" ? "" : " (" + id + ")");
+    }
   if (!device.empty())
     line += (line.empty() ? "On " : " on ") + device + ".";
   else if (!line.empty())

@@ -48,8 +48,20 @@ struct DeviceInfo {
   int multiprocessors = 0;
   int64_t l2_bytes = 0;
   double peak_sm_clock_mhz = 0;
+  // Which device measured it, so results from several GPUs of a host (or of
+  // a fleet) name theirs. index: as the caller numbered it (`--gpu`, the
+  // sweep's `--gpus`); uuid: the driver's ("GPU-5f2c...", "host" on the CPU);
+  // pci_bus_id: its slot ("0000:18:00.0"; empty on the CPU).
+  int index = 0;
+  std::string uuid;
+  std::string pci_bus_id;
+  double peak_memory_clock_mhz = 0;  // 0 where unknown
 
   nlohmann::json to_json() const;
+  // Reads what to_json wrote; a missing or mistyped field is its default.
+  static DeviceInfo from_json(const nlohmann::json& j);
+  // "GPU 1, GPU-5f2c..., 0000:19:00.0", "host": which one, for people.
+  std::string identity() const;
 };
 
 class Device {

@@ -89,16 +89,7 @@ ShapeMeasurement ShapeMeasurement::from_json(const nlohmann::json& j) {
   m.throttled_samples = j.value("throttled_samples", 0);
   m.input_copies = j.value("input_copies", 1);
   m.bytes_moved = j.value("bytes_moved", size_t{0});
-  if (j.contains("device")) {
-    const auto& d = j["device"];
-    m.device.name = d.value("name", "");
-    m.device.driver = d.value("driver", "");
-    m.device.runtime = d.value("runtime", "");
-    m.device.arch = d.value("arch", "");
-    m.device.multiprocessors = d.value("multiprocessors", 0);
-    m.device.l2_bytes = d.value("l2_bytes", int64_t{0});
-    m.device.peak_sm_clock_mhz = d.value("peak_sm_clock_mhz", 0.0);
-  }
+  if (j.contains("device")) m.device = DeviceInfo::from_json(j["device"]);
   m.seed = j.value("seed", uint64_t{0});
   return m;
 }

@@ -34,7 +34,8 @@ mkdir -p "$DEST/src/tests" && cp -r tests/fixtures "$DEST/src/tests/"
 mkdir -p "$DEST/src/bench/gpu" && cp bench/pytorch_ops.py bench/episodes_table.py bench/sweep_gap.py bench/set_tunable_defaults.py \
    bench/lines_changed.py bench/ported_table.py bench/profile_guided_table.py bench/flashinfer_norm_lines_changed.sh "$DEST/src/bench/"
 cp bench/gpu/episodes.sh bench/gpu/deployment_gap.sh bench/gpu/sweep_gap.sh bench/gpu/tunable_grid.sh \
-   bench/gpu/aa_bias.sh bench/gpu/aa_bias.py bench/gpu/untuned.sh bench/gpu/ported_example.sh bench/gpu/profile_guided.sh "$DEST/src/bench/gpu/"
+   bench/gpu/aa_bias.sh bench/gpu/aa_bias.py bench/gpu/untuned.sh bench/gpu/ported_example.sh bench/gpu/profile_guided.sh \
+   bench/gpu/multi_gpu.sh bench/gpu/multi_gpu.py "$DEST/src/bench/gpu/"
 cp -r bench/thirdparty "$DEST/src/bench/"
 cp -r bench/ggml "$DEST/src/bench/"
 bash bench/ggml/harness/build.sh "$DEST/ggml" > /dev/null

@@ -123,6 +123,11 @@ run_if launch_tests 300 "$D/bin/agent_gpu_tests" --gtest_filter='CandidateLaunch
 # OUT/aa_bias/aa_bias.md. Resumable: run the stage again until the table has both parts
 # (about 30 minutes of GPU time in all; PHASES="aa" or "plant table" to split it).
 run_if aa_bias 590 bash "$D/src/bench/gpu/aa_bias.sh" "$D/bin/kgate" examples/llm-ops "$OUT/aa_bias"
+# Several GPUs of one host (a machine with 2-8 GPUs of one model): A/A gates on GPU 0 idle and
+# while `kgate sweep` runs episodes on every other GPU, then the README's sweep and a 16-kernel
+# sweep on 1, 2, 4 and 8 GPUs: OUT/multi_gpu/multi_gpu.md. Resumable (PHASES="interference",
+# "scaling", "table" to split it over calls); about an hour of machine time on 8 GPUs.
+run_if multi_gpu 590 bash "$D/src/bench/gpu/multi_gpu.sh" "$D/bin/kgate" examples/llm-ops "$OUT/multi_gpu"
 # Each example kernel's first version, first decode and first prefill shape: one Markdown table
 # (docs/BENCHMARKS.md), the summaries' numbers in the JSON, the sampler's log on stderr.
 run_if profile_examples 540 bash -c "'$D/bin/kgate' profile --all --repo examples/llm-ops --backend cuda --phases decode,prefill --table --json '$OUT/profile_examples.json' > '$OUT/profile_examples.md' && cat '$OUT/profile_examples.md'"

@@ -11,6 +11,7 @@
 #include "runner/cuda/cuda_driver.h"
 #include "runner/cuda/cuda_toolkit.h"
 #include "runner/cuda/driver_calls.h"
+#include "runner/cuda/gpu_inventory.h"
 #include "runner/cuda/helper_kernels.h"
 
 namespace kgate::cuda {
@@ -109,6 +110,13 @@ Status CudaDevice::init(int gpu_index) {
   info_.multiprocessors = sms;
   info_.l2_bytes = l2;
   info_.peak_sm_clock_mhz = clock_khz / 1000.0;
+  // Which GPU measured it (index, UUID, slot), for every result (gpu_inventory.h).
+  auto described = describe_gpu(*c_, gpu_index);
+  if (!described.ok()) return described.error();
+  info_.uuid = described->uuid;
+  info_.pci_bus_id = described->pci_bus_id;
+  info_.peak_memory_clock_mhz = described->peak_memory_clock_mhz;
+  info_.index = recorded_gpu_index(gpu_index, count);
 
   // Writing twice the L2 evicts everything a previous sample left there.
   size_t scratch_bytes = std::max<size_t>(2 * static_cast<size_t>(l2), 8u << 20);

@@ -21,6 +21,7 @@ namespace kgate::cuda {
   X(cuDeviceGetName) \
   X(cuDeviceGetAttribute) \
   X(cuDeviceGetPCIBusId) \
+  X(cuDeviceGetUuid) \
   X(cuDevicePrimaryCtxRetain) \
   X(cuDevicePrimaryCtxRelease) \
   X(cuCtxSetCurrent) \

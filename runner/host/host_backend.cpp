@@ -47,9 +47,14 @@ std::string cpu_model() {
 
 class HostDevice : public Device {
  public:
+  explicit HostDevice(int index) : index_(index) {}
   DeviceInfo info() const override {
     DeviceInfo i;
     i.name = "host: " + cpu_model();
+    // Every index of the host backend is the CPU (a sweep's --gpus 0,1 runs
+    // two workers on it, each on its own CPUs).
+    i.uuid = "host";
+    i.index = index_;
     utsname u;
     uname(&u);
     i.arch = u.machine;
@@ -110,6 +115,9 @@ class HostDevice : public Device {
     auto end = std::chrono::steady_clock::now();
     return TimedSample{std::chrono::duration<double>(end - start).count(), 0};
   }
+
+ private:
+  int index_ = 0;
 };
 
 class HostBackend : public Backend {
@@ -151,8 +159,8 @@ class HostBackend : public Backend {
     return outcome;
   }
 
-  Result<std::unique_ptr<Device>> open_device(int) override {
-    return std::unique_ptr<Device>(new HostDevice());
+  Result<std::unique_ptr<Device>> open_device(int gpu_index) override {
+    return std::unique_ptr<Device>(new HostDevice(gpu_index));
   }
 
  private:

@@ -54,5 +54,34 @@ TEST(ExperienceStore, UnwritablePathIsAnError) {
   EXPECT_FALSE(store.ok());
 }
 
+// A sweep's episodes read the lessons stored before it began and their own
+// kernel's: not those another episode of the sweep stored meanwhile (on
+// another GPU, or earlier in the order), so the sweep learns the same on 1 or 8 GPUs.
+TEST(ExperienceStore, ASweepsEpisodesReadOnlyLessonsFromBeforeItAndTheirOwn) {
+  testing::TempDir dir;
+  auto store = ExperienceStore::open(dir / "experience.sqlite");
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ(*(*store)->last_id(), 0);
+  ASSERT_TRUE((*store)->add(lesson("norm", "improved", 2.0, "before the sweep")).ok());
+  const int64_t horizon = *(*store)->last_id();
+  EXPECT_EQ(horizon, 1);
+  Lesson other = lesson("norm", "improved", 5.0, "another kernel of the sweep");
+  other.kernel = "other";
+  Lesson own = lesson("norm", "improved", 3.0, "this kernel's own iteration");
+  own.kernel = "mine";
+  ASSERT_TRUE((*store)->add(other).ok());
+  ASSERT_TRUE((*store)->add(own).ok());
+
+  auto everything = (*store)->relevant("norm", "host", "memory-bound", 10);
+  ASSERT_TRUE(everything.ok());
+  EXPECT_EQ(everything->size(), 3u);
+  (*store)->read_up_to(horizon, "mine");
+  auto seen = (*store)->relevant("norm", "host", "memory-bound", 10);
+  ASSERT_TRUE(seen.ok());
+  std::vector<std::string> changes;
+  for (const Lesson& l : *seen) changes.push_back(l.change);
+  EXPECT_EQ(changes, (std::vector<std::string>{"this kernel's own iteration", "before the sweep"}));
+}
+
 }  // namespace
 }  // namespace kgate

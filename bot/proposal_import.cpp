@@ -318,6 +318,20 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
           branch_for_kernel(out.kernel) + " --kernel " + out.kernel + " --all --backend " + backend,
       "kgate optimize " + out.kernel + repo_flag + " --backend " + backend + " --agent " +
           text(p, "agent") + (p.contains("seed") ? " --seed " + text(p, "seed") : "") + " --new"};
+  // A model's episode cannot be asked again and get the same answers; its
+  // recorded turns can be replayed (docs/agent.md, "Replaying recorded answers").
+  if (const std::string agent = text(p, "agent"); agent != "tuner" && !agent.empty()) {
+    const std::string id = text(p, "episode_id");
+    const std::string turns =
+        "<state dir>/episodes/" + (id.empty() ? std::string("<episode>") : id) + "/turns";
+    out.reproduce.back() = "kgate optimize " + out.kernel + repo_flag + " --backend " + backend +
+                           " --agent replay --answers " + turns +
+                           (p.contains("seed") ? " --seed " + text(p, "seed") : "") + " --new";
+    out.reproduce.insert(out.reproduce.end() - 1,
+                         "# " + agent +
+                             "'s answers, as recorded in the episode's turns/ folder "
+                             "(the state the runner keeps, or its job's artifact)");
+  }
 
   auto env = [&](const std::string& key, const std::string& value) {
     if (!value.empty() && value != "0") out.environment.push_back({key, value});

@@ -177,6 +177,28 @@ TEST(ProposalImportTest, TuningResultBecomesAPullRequestWithEvidence) {
     EXPECT_NE(body.find(section), std::string::npos) << section << "\n" << body;
 }
 
+TEST(ProposalImportTest, AModelsEpisodeIsReproducedByReplayingItsRecordedAnswers) {
+  ExampleRepo repo;
+  nlohmann::json p = tuning_proposal(testing::read(repo.kernels / "host/rmsnorm.cpp"));
+  p["agent"] = "handoff";
+  p["episode_id"] = "20261203T120000Z-rmsnorm-1";
+  ProposalImportOptions options;
+  options.repo_dir = repo.kernels;
+  options.manifest_path = repo.kernels / "kgate.json";
+  auto pr = import_proposal(p, options);
+  ASSERT_TRUE(pr.ok()) << pr.error().message;
+  ASSERT_GE(pr->reproduce.size(), 2u);
+  EXPECT_EQ(pr->reproduce.back(),
+            "kgate optimize rmsnorm --repo kernels --backend host --agent replay --answers "
+            "<state dir>/episodes/20261203T120000Z-rmsnorm-1/turns --seed 7 --new");
+  EXPECT_EQ(pr->reproduce[pr->reproduce.size() - 2].rfind("# handoff's answers", 0), 0u);
+  // The tuner's episode is simply run again.
+  auto tuned =
+      import_proposal(tuning_proposal(testing::read(repo.kernels / "host/rmsnorm.cpp")), options);
+  ASSERT_TRUE(tuned.ok());
+  EXPECT_NE(tuned->reproduce.back().find("--agent tuner --seed 7 --new"), std::string::npos);
+}
+
 TEST(ProposalImportTest, ObsoleteWhenTheKernelChangedOnTheBase) {
   ExampleRepo repo;
   const std::string source = testing::read(repo.kernels / "host/rmsnorm.cpp");

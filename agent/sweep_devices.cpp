@@ -30,6 +30,8 @@ Result<int> parse_index(const std::string& word, const std::string& whole) {
 Result<std::vector<int>> parse_gpu_list(const std::string& text) {
   std::vector<int> out;
   if (text.empty() || text == "all") return out;
+  // getline drops a trailing empty entry ("0,"): a typo, not a list of one.
+  if (text.back() == ',') return Error::bad_input("--gpus " + text + ": an empty entry after ','");
   std::stringstream parts(text);
   std::set<int> seen;
   for (std::string part; std::getline(parts, part, ',');) {

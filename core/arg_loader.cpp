@@ -67,8 +67,9 @@ Result<Arg> load_struct(const ManifestReader& reader, const json& a, const std::
     if (!names.insert(field->name).second)
       return reader.fail(field->json_path + ".name", "duplicate field name '" + field->name + "'");
     if (field->reference_only)
-      return reader.fail(field->json_path + ".reference_only",
-                         "a struct's field is the kernel's: give the reference a top-level argument");
+      return reader.fail(
+          field->json_path + ".reference_only",
+          "a struct's field is the kernel's: give the reference a top-level argument");
     arg.fields.push_back(std::move(field.value()));
   }
   return arg;
@@ -116,7 +117,8 @@ Status load_buffer(const ManifestReader& reader, const json& a, const std::strin
     auto spec = load_init(reader, *init, path + ".init", arg.dtype);
     if (!spec.ok()) return spec.error();
     arg.init = std::move(spec.value());
-  } else if (!dtype_is_float(arg.dtype) && given_input) {
+  } else if (!dtype_is_float(arg.dtype) && given_input &&
+             !(arg.null_when && arg.null_when->text() == "1")) {  // always NULL: nothing drawn
     return reader.fail(
         path + ".init",
         "missing; an integer input buffer needs {\"dist\": \"randint\", \"low\": ..., "

@@ -71,8 +71,20 @@ def reason(it):
     return outcome or "unfinished", detail
 
 
+def best_evaluation(record):
+    """The best candidate's gate against the original: the final one, else its iteration's."""
+    final = record.get("final")
+    if isinstance(final, dict) and final.get("shapes"):
+        return final
+    index = (record.get("best") or {}).get("iteration", 0)
+    for it in record.get("iterations", []):
+        if it.get("index") == index:
+            return it.get("gate") or {}
+    return {}
+
+
 def faster_shapes(record):
-    ev = record.get("final_evaluation") or {}
+    ev = best_evaluation(record)
     out = []
     for s in ev.get("shapes", []):
         r = s.get("ratio", 0)
@@ -90,7 +102,7 @@ def summarize(record):
         "compiled": sum(o not in NOT_COMPILED for o in outcomes),
         "passed": sum(o not in NOT_PASSED for o in outcomes),
         "faster": sum(o == "improved" for o in outcomes),
-        "best": record.get("best_speedup", 1) or 1,
+        "best": (record.get("best") or {}).get("speedup", 1) or 1,
         "status": record.get("status", ""),
         "stop": record.get("stop_reason", ""),
         "failures": [(it.get("index"),) + reason(it) for it in its if it.get("outcome") != "improved"],
@@ -115,7 +127,7 @@ def main():
     for label, lib, kernel, _ in kernels():
         m = latest_episode(os.path.join(work, "state", lib), kernel)
         t = latest_episode(os.path.join(work, "tuner", lib), kernel)
-        tb = (t.get("best_speedup", 1) or 1) if t else None
+        tb = ((t.get("best") or {}).get("speedup", 1) or 1) if t else None
         if not m:
             lines.append("| %s | not run | | | | | | | %s | |" % (label, "%.2fx" % tb if tb else "-"))
             continue

@@ -178,7 +178,8 @@ TEST(SweepSchedule, AJobStartMayFinishWithoutAWorkerAndSeesWhichJobsRun) {
   EXPECT_NE(payloads[0], std::to_string(getpid()));
   EXPECT_TRUE(running_at[0].empty());
   EXPECT_EQ(running_at[1], (std::vector<size_t>{0}));  // the second device starts beside job 0
-  EXPECT_EQ(running_at[2].size(), 2u);                 // both busy when job 2 comes up
+  // Job 2 comes up when a device frees: at most the other job still runs.
+  EXPECT_LE(running_at[2].size(), 1u);
 }
 
 TEST(SweepSchedule, TimeLeftCountsEveryDeviceAndWhatRunningJobsMayStillUse) {

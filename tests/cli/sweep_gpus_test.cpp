@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bot/bot_test_repo.h"
 #include "support/test_support.h"
 
 namespace kgate {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gate/baseline_store.h"
+#include "bot/bot_test_repo.h"
 #include "support/test_support.h"
 
 namespace kgate {

@@ -232,12 +232,11 @@ TEST_F(HostileRequests, ChunkedBodiesCountAgainstTheMemoryBudget) {
   for (auto& t : senders) t.join();
   // Each read whole and refused (unsigned), or refused at once for want of
   // room (503, or a reset when the refusal met bytes still arriving).
-  int read_whole = 0;
-  for (int status : statuses) {
-    EXPECT_TRUE(status == 401 || status == 503 || status == 0) << status;
-    read_whole += status == 401;
-  }
-  EXPECT_GE(read_whole, 1);
+  for (int status : statuses) EXPECT_TRUE(status == 401 || status == 503 || status == 0) << status;
+  // Which of the eight got room depends on scheduling (on a loaded machine each
+  // may hold part of the budget when the next asks); once they are gone the
+  // budget is whole again, so the same body alone is read to its end.
+  EXPECT_EQ(status_of(raw(*server, request, 30, "127.0.0.6")), 401);
   long peak = proc_kb(server->pid(), "VmHWM");
   // 8 x 24 MB took 262 MB when chunked bodies bypassed the 96 MB budget.
   EXPECT_LT(peak, 200 * 1024) << peak << " kB";

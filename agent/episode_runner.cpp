@@ -43,8 +43,9 @@ std::pair<std::optional<double>, std::string> copy_ceiling(const std::string& ba
   auto store = profile::CeilingStore::default_store();
   try {
     if (auto c = store.find(gpu); c && c->bandwidth_bytes_per_s > 0)
-      return {c->bandwidth_bytes_per_s, "copy ceiling of the " + gpu + " measured " +
-                                            c->measured_at + ", " + store.file().string()};
+      // No path: the note reaches pull request bodies, which must not name the runner's files.
+      return {c->bandwidth_bytes_per_s,
+              "copy ceiling of the " + gpu + " measured " + c->measured_at + " by `kgate profile`"};
   } catch (const nlohmann::json::exception& e) {
     warn(store.file().string() + " cannot be read (" + e.what() + "); `kgate profile` rewrites it");
     return {std::nullopt, "the stored copy ceilings cannot be read"};

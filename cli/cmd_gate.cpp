@@ -37,7 +37,7 @@ struct GateArgs {
   std::string backend = "auto";
   std::string json, markdown, junit;
   std::string check_report;  // the check run's report as JSON, for `kgate publish-check`
-  std::string baselines;     // empty: <head tree>/baselines when present
+  std::string baselines;     // empty: default_baseline_dir of the head (gate/baseline_dir.h)
   double budget_s = 0;       // 0: the manifest's
   uint64_t seed = 0;
   int gpu = 0;
@@ -221,7 +221,8 @@ CommandRegistration registration_gate(
       app.add_flag("--accept-regression", args->accept_regression,
                    "A shape that is only slower passes, recorded as an accepted regression "
                    "(incorrect or failing kernels still fail)");
-      app.add_option("--kernel", args->kernel, "Only these kernels (a name, or names joined by commas)");
+      app.add_option("--kernel", args->kernel,
+                     "Only these kernels (a name, or names joined by commas)");
       app.add_option("--backend", args->backend, "host, cuda, or auto (cuda when a GPU is found)")
           ->check(CLI::IsMember({"auto", "host", "cuda"}))
           ->capture_default_str();
@@ -240,9 +241,11 @@ CommandRegistration registration_gate(
                      "GitHub Enterprise: https://HOST/api/v3 (default: $GITHUB_API_URL)");
       app.add_flag("--commit-statuses", args->commit_statuses,
                    "Commit statuses instead of a check run (a token without checks:write)");
-      app.add_option("--baselines", args->baselines,
-                     "Folder of stored baselines to compare head with (default: baselines/ of the "
-                     "head revision)");
+      app.add_option(
+          "--baselines", args->baselines,
+          "Folder of stored baselines to compare head with (default: baselines/ beside the "
+          "head's kgate.json; for kgate's bundled examples, baselines/<example> of its "
+          "tree)");
       app.add_option("--budget", args->budget_s,
                      "Timing budget per kernel-shape in seconds (default: the manifest's)");
       app.add_option("--seed", args->seed,

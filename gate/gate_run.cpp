@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/manifest_loader.h"
 #include "gate/ab_gate.h"
+#include "gate/baseline_dir.h"
 #include "gate/baseline_store.h"
 #include "gate/git_repository.h"
 #include "gate/workload_validation.h"
@@ -200,7 +201,7 @@ Result<GateRun> GateRun::prepare(const std::filesystem::path& repo_dir, const st
 Status GateRun::State::gate_changes(bool& infrastructure_error) {
   const Manifest& head = *head_manifest.manifest;
   std::filesystem::path baselines_dir =
-      options.baselines.empty() ? head.root / "baselines" : options.baselines;
+      options.baselines.empty() ? default_baseline_dir(head.root) : options.baselines;
   GateOptions gate_options;
   gate_options.seed = options.seed;
   gate_options.gpu = options.gpu;

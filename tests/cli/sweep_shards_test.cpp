@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gate/baseline_store.h"
 #include "bot/bot_test_repo.h"
+#include "gate/baseline_store.h"
 #include "support/test_support.h"
 
 namespace kgate {

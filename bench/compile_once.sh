@@ -1,31 +1,75 @@
 #!/bin/sh
-# compile_once.sh KGATE REPO [ARCH] -- KGATE's `kgate check` of REPO with an empty
-# compile cache, then again after a one-line change (a comment) to the source file
-# that most entries share: the wall time of each and how many compiles each made
-# (the `--json` records not served from the cache). What kgate gate pays for compiling a revision
-# of a many-entry file, without a GPU (docs/BENCHMARKS.md, "Compiling a file once").
+# compile_once.sh KGATE REPO [ARCH]
+# What kgate pays to compile a revision after a one-line change to the source file that most
+# of REPO's entries share, without a GPU (`kgate check`, CUDA backend):
+#   cold             every kernel and reference, empty compile cache
+#   once per file    after one comment line appended to the shared file: the file compiled
+#                    once for all its entries (what kgate gate does)
+#   once per entry   the same change compiled once per entry naming the file, each from the
+#                    warm cache of before the change (what kgate did before it compiled a file
+#                    once per revision: one compile of the same file per declared entry)
+# Each line: wall time and the compiles not served from the cache (`--json`).
 set -eu
 KGATE=$1 REPO=$2 ARCH=${3:-sm_90}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$REPO" "$work/repo"
-export KGATE_CACHE_DIR="$work/cache"
-run() {
-  start=$(date +%s.%N)
-  "$KGATE" check "$work/repo" --arch "$ARCH" --backend cuda --json "$work/$1.json" > "$work/$1.log" 2>&1 || true
-  end=$(date +%s.%N)
-  counts=$(python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["compiles"]; print("%d entries, %d not from the cache" % (len(c), sum(not x.get("from_cache") for x in c)))' "$work/$1.json" 2>/dev/null || echo "no --json")
-  printf '%s: %.1f s wall, %s (%s)\n' "$1" "$(echo "$end - $start" | bc)" "$counts" "$(tail -1 "$work/$1.log" | cut -c1-60)"
+now() { date +%s.%N; }
+compiled() {  # --json files -> compiles not from the cache
+  python3 -c 'import json,sys; print(sum(sum(not c.get("from_cache") for c in json.load(open(f))["compiles"]) for f in sys.argv[1:]))' "$@"
 }
-run cold
-# The file most entries name: one comment line appended, as a one-line pull request would.
-shared=$(python3 - "$work/repo/kgate.json" <<'PY'
-import collections, json, re, sys
-text = open(sys.argv[1]).read()
-sources = re.findall(r'"source"\s*:\s*"([^"]+\.cu[h]?)"', text)
-print(collections.Counter(sources).most_common(1)[0][0])
+check() {  # cache json [--kernel K]
+  cache=$1 json=$2
+  shift 2
+  KGATE_CACHE_DIR="$cache" "$KGATE" check "$work/repo" --arch "$ARCH" --backend cuda --json "$json" "$@" > "$json.log" 2>&1 ||
+    { echo "compile_once: kgate check failed ($(tail -1 "$json.log"))" >&2; exit 1; }
+}
+s=$(now); check "$work/warm" "$work/cold.json"; e=$(now)
+printf 'cold: %.1f s, %s compiles\n' "$(echo "$e - $s" | bc)" "$(compiled "$work/cold.json")"
+entries=$(python3 - "$work/repo/kgate.json" <<'PY'
+import collections, json, sys
+def without_comments(text):  # kgate.json may hold // comments (docs/manifest.md)
+    out, i, in_string = [], 0, False
+    while i < len(text):
+        c = text[i]
+        if in_string:
+            out.append(c)
+            if c == "\\":
+                out.append(text[i + 1]); i += 1
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True; out.append(c)
+        elif text.startswith("//", i):
+            while i < len(text) and text[i] != "\n":
+                i += 1
+            continue
+        else:
+            out.append(c)
+        i += 1
+    return "".join(out)
+manifest = json.loads(without_comments(open(sys.argv[1]).read()))
+by_file = collections.defaultdict(list)
+for k in manifest["kernels"]:
+    impl = k.get("impl", {}).get("cuda", k)  # a kernel's CUDA implementation, or the kernel itself
+    if impl.get("source", "").endswith((".cu", ".cuh")):
+        by_file[impl["source"]].append(k["name"])
+shared, names = max(by_file.items(), key=lambda kv: len(kv[1]))
+print(shared)
+print(" ".join(names))
 PY
 )
+shared=$(echo "$entries" | sed -n 1p)
+names=$(echo "$entries" | sed -n 2p)
 echo "// one line changed" >> "$work/repo/$shared"
-echo "changed: $shared ($(grep -c "\"source\": *\"$shared\"" "$work/repo/kgate.json") entries name it)"
-run one_line_change
+echo "changed: $shared, named by $(echo "$names" | wc -w) entries: $names"
+cp -r "$work/warm" "$work/c"
+s=$(now); check "$work/c" "$work/once.json"; e=$(now)
+printf 'once per file: %.1f s, %s compiles\n' "$(echo "$e - $s" | bc)" "$(compiled "$work/once.json")"
+total=0
+for k in $names; do
+  rm -rf "$work/c" && cp -r "$work/warm" "$work/c"
+  s=$(now); check "$work/c" "$work/entry-$k.json" --kernel "$k"; e=$(now)
+  total=$(echo "$total + $e - $s" | bc)
+done
+printf 'once per entry: %.1f s, %s compiles\n' "$total" "$(compiled "$work"/entry-*.json)"

@@ -1,7 +1,5 @@
 #include "agent/agent_context.h"
 
-#include <functional>
-
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -212,20 +210,15 @@ std::string timing_profile_summary(const std::vector<ShapeEvaluation>& timing,
 
 // "out: half* output of rows * cols elements; x: const half* input (rows *
 // cols); n: int32 = rows * cols": what each parameter is, so a model need
-// not infer it from the signature.
-std::string parameters_text(const Kernel& k) {
+// not infer it from the signature. A struct lists its fields in braces.
+std::string parameters_text(const std::vector<Arg>& args) {
   std::string out;
-  std::function<void(const Arg&)> add = [&](const Arg& a) {
-    if (a.reference_only) return;
+  for (const Arg& a : args) {
+    if (a.reference_only) continue;
     if (!out.empty()) out += "; ";
     if (a.is_struct) {
-      out += a.name + ": a struct by value {";
-      std::string fields;
-      std::swap(out, fields);
-      for (const Arg& f : a.fields) add(f);
-      std::swap(out, fields);
-      out += fields + "}";
-      return;
+      out += a.name + ": a struct by value {" + parameters_text(a.fields) + "}";
+      continue;
     }
     const std::string type = std::string(dtype_name(a.dtype)) + (a.is_buffer ? "*" : "");
     if (!a.is_buffer) {
@@ -233,7 +226,7 @@ std::string parameters_text(const Kernel& k) {
              (dtype_is_float(a.dtype)
                   ? (a.float_variable.empty() ? format_number(a.float_value) : a.float_variable)
                   : a.int_value.text());
-      return;
+      continue;
     }
     const char* role = a.role == ArgRole::kOutput    ? "output"
                        : a.role == ArgRole::kInOut   ? "in/out"
@@ -244,8 +237,7 @@ std::string parameters_text(const Kernel& k) {
     if (a.init.distribution == InitSpec::Distribution::kValues) out += ", given contents";
     if (a.init.distribution == InitSpec::Distribution::kFormula)
       out += ", element i = " + a.init.formula.text();
-  };
-  for (const Arg& a : k.args) add(a);
+  }
   return out;
 }
 
@@ -318,7 +310,7 @@ AgentRequest build_propose_request(const ContextInput& in) {
                               : launch_of(impl).text() + " (the manifest's)") +
               ".\n";
   }
-  header += "Parameters, in order: " + parameters_text(k) + ".\n";
+  header += "Parameters, in order: " + parameters_text(k.args) + ".\n";
   header += "Shapes:";
   for (const Shape& s : k.shapes) {
     if (!s.runs_on(backend)) continue;

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
-#include <sstream>
 #include <thread>
 
 #include "core/log.h"
@@ -30,11 +29,11 @@ Result<int> parse_index(const std::string& word, const std::string& whole) {
 Result<std::vector<int>> parse_gpu_list(const std::string& text) {
   std::vector<int> out;
   if (text.empty() || text == "all") return out;
-  // getline drops a trailing empty entry ("0,"): a typo, not a list of one.
-  if (text.back() == ',') return Error::bad_input("--gpus " + text + ": an empty entry after ','");
-  std::stringstream parts(text);
   std::set<int> seen;
-  for (std::string part; std::getline(parts, part, ',');) {
+  // Every entry between commas, empty ones too ("0,", "0,,1"): parse_index refuses them.
+  for (size_t begin = 0, comma = 0; comma != std::string::npos; begin = comma + 1) {
+    comma = text.find(',', begin);
+    const std::string part = text.substr(begin, comma == std::string::npos ? comma : comma - begin);
     const size_t dash = part.find('-');
     auto first = parse_index(dash == std::string::npos ? part : part.substr(0, dash), text);
     if (!first.ok()) return first.error();

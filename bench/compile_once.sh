@@ -26,31 +26,12 @@ check() {  # cache json [--kernel K]
 }
 s=$(now); check "$work/warm" "$work/cold.json"; e=$(now)
 printf 'cold: %.1f s, %s compiles\n' "$(echo "$e - $s" | bc)" "$(compiled "$work/cold.json")"
-entries=$(python3 - "$work/repo/kgate.json" <<'PY'
-import collections, json, sys
-def without_comments(text):  # kgate.json may hold // comments (docs/manifest.md)
-    out, i, in_string = [], 0, False
-    while i < len(text):
-        c = text[i]
-        if in_string:
-            out.append(c)
-            if c == "\\":
-                out.append(text[i + 1]); i += 1
-            elif c == '"':
-                in_string = False
-        elif c == '"':
-            in_string = True; out.append(c)
-        elif text.startswith("//", i):
-            while i < len(text) and text[i] != "\n":
-                i += 1
-            continue
-        else:
-            out.append(c)
-        i += 1
-    return "".join(out)
-manifest = json.loads(without_comments(open(sys.argv[1]).read()))
+entries=$(python3 - "$(dirname "$0")" "$work/repo/kgate.json" <<'PY'
+import collections, sys
+sys.path.insert(0, sys.argv[1])
+from ported_table import load_manifest  # kgate.json with its comments
 by_file = collections.defaultdict(list)
-for k in manifest["kernels"]:
+for k in load_manifest(sys.argv[2])["kernels"]:
     impl = k.get("impl", {}).get("cuda", k)  # a kernel's CUDA implementation, or the kernel itself
     if impl.get("source", "").endswith((".cu", ".cuh")):
         by_file[impl["source"]].append(k["name"])

@@ -312,26 +312,25 @@ Result<PullRequestProposal> import_proposal(const nlohmann::json& p,
   Result<std::string> root_rel = in_repo(root);
   std::string manifest_dir = root_rel.ok() && *root_rel != "." ? *root_rel : "";
   const std::string repo_flag = manifest_dir.empty() ? "" : " --repo " + manifest_dir;
-  out.reproduce = {
-      "git checkout " + branch_for_kernel(out.kernel),
-      "kgate gate --base " + out.base_rev.substr(0, 12) + " --head " +
-          branch_for_kernel(out.kernel) + " --kernel " + out.kernel + " --all --backend " + backend,
-      "kgate optimize " + out.kernel + repo_flag + " --backend " + backend + " --agent " +
-          text(p, "agent") + (p.contains("seed") ? " --seed " + text(p, "seed") : "") + " --new"};
   // A model's episode cannot be asked again and get the same answers; its
   // recorded turns can be replayed (docs/agent.md, "Replaying recorded answers").
-  if (const std::string agent = text(p, "agent"); agent != "tuner" && !agent.empty()) {
-    const std::string id = text(p, "episode_id");
-    const std::string turns =
-        "<state dir>/episodes/" + (id.empty() ? std::string("<episode>") : id) + "/turns";
-    out.reproduce.back() = "kgate optimize " + out.kernel + repo_flag + " --backend " + backend +
-                           " --agent replay --answers " + turns +
-                           (p.contains("seed") ? " --seed " + text(p, "seed") : "") + " --new";
-    out.reproduce.insert(out.reproduce.end() - 1,
-                         "# " + agent +
-                             "'s answers, as recorded in the episode's turns/ folder "
-                             "(the state the runner keeps, or its job's artifact)");
-  }
+  const std::string agent = text(p, "agent");
+  const bool replayed = !agent.empty() && agent != "tuner";
+  const std::string id = text(p, "episode_id");
+  const std::string agent_flags = replayed ? "replay --answers <state dir>/episodes/" +
+                                                 (id.empty() ? "<episode>" : id) + "/turns"
+                                           : agent;
+  out.reproduce = {"git checkout " + branch_for_kernel(out.kernel),
+                   "kgate gate --base " + out.base_rev.substr(0, 12) + " --head " +
+                       branch_for_kernel(out.kernel) + " --kernel " + out.kernel +
+                       " --all --backend " + backend};
+  if (replayed)
+    out.reproduce.push_back("# " + agent +
+                            "'s answers, as recorded in the episode's turns/ folder (the state "
+                            "the runner keeps, or its job's artifact)");
+  out.reproduce.push_back("kgate optimize " + out.kernel + repo_flag + " --backend " + backend +
+                          " --agent " + agent_flags +
+                          (p.contains("seed") ? " --seed " + text(p, "seed") : "") + " --new");
 
   auto env = [&](const std::string& key, const std::string& value) {
     if (!value.empty() && value != "0") out.environment.push_back({key, value});

@@ -109,6 +109,8 @@ Status load_buffer(const ManifestReader& reader, const json& a, const std::strin
       arg.null_when = *e;
     }
   }
+  // `"null": true`: no contents to draw and no count to give.
+  const bool always_null = arg.null_when && arg.null_when->text() == "1";
   if (auto init = a.find("init"); init != a.end()) {
     if (!given_input)
       return reader.fail(path + ".init",
@@ -117,8 +119,7 @@ Status load_buffer(const ManifestReader& reader, const json& a, const std::strin
     auto spec = load_init(reader, *init, path + ".init", arg.dtype);
     if (!spec.ok()) return spec.error();
     arg.init = std::move(spec.value());
-  } else if (!dtype_is_float(arg.dtype) && given_input &&
-             !(arg.null_when && arg.null_when->text() == "1")) {  // always NULL: nothing drawn
+  } else if (!dtype_is_float(arg.dtype) && given_input && !always_null) {
     return reader.fail(
         path + ".init",
         "missing; an integer input buffer needs {\"dist\": \"randint\", \"low\": ..., "
@@ -130,7 +131,7 @@ Status load_buffer(const ManifestReader& reader, const json& a, const std::strin
     arg.count = *e;
   } else if (arg.init.distribution == InitSpec::Distribution::kValues) {
     arg.count = Expression::constant(static_cast<int64_t>(arg.init.values.size()));
-  } else if (arg.null_when && arg.null_when->text() == "1") {
+  } else if (always_null) {
     arg.count = Expression::constant(0);
   } else {
     return reader.fail(path + ".count", "missing; a buffer needs an element count");

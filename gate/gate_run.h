@@ -28,7 +28,7 @@ namespace kgate {
 
 struct GateRunOptions {
   bool all = false;                          // every kernel, changed or not
-  std::string kernel;  // "a" or "a,b": only these; empty: every kernel gated
+  std::string kernel;                        // "a" or "a,b": only these; empty: every kernel gated
   std::string backend = "auto";              // host, cuda, or auto (cuda when a GPU is found)
   std::filesystem::path baselines;           // empty: <head manifest folder>/baselines
   double budget_s = 0;                       // per kernel-shape; 0: the manifest's

@@ -54,7 +54,7 @@ def reason(it):
     if outcome == "no-code":
         return "format", detail
     if outcome in ("compile-error", "refused"):
-        return "compile", detail or (it.get("compile_digest") or "").splitlines()[0:1]
+        return "compile", detail or next(iter((it.get("compile_digest") or "").splitlines()), "")
     if outcome == "invalid":
         return "rule", detail
     if outcome == "wrong":

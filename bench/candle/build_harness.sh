@@ -22,8 +22,8 @@ if [ -z "$REPO" ]; then
   REPO="$tmp/replay"
   bash "$HERE/make_repo.sh" "$REPO" > /dev/null
 fi
-g++ -std=c++17 -O2 -Wall -Wextra -I"$CUDA/include" "$HERE"/harness/*.cpp -ldl -lpthread \
-  -o "$OUT/candle_ab"
+g++ -std=c++17 -O2 -Wall -Wextra -I"$CUDA/include" -I"$HERE/../harness_clock" "$HERE"/harness/*.cpp \
+  "$HERE/../harness_clock/kernel_clock.cpp" -ldl -lpthread -o "$OUT/candle_ab"
 # candle-kernels/build.rs's nvcc flags (bindgen_cuda / cudaforge) for sm_90.
 awk '$1 == "base" || $1 == "head" { if ($3 != "-") print $2, $3 }' "$HERE/harness/spec.txt" |
   sort -u > "$tmp/pairs"

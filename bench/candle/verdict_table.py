@@ -124,7 +124,11 @@ def main():
                 want = e["verdict"] if e else "?"
                 got = s["verdict"] if s else "-"
                 h = harness.get((c["id"], k["kernel"], shape))
-                hr = number(h["ratio"]) if h else None
+                # The kernels' GPU durations where the harness recorded them, else its events.
+                by_kernel = h is not None and number(h.get("kernel_ratio")) is not None
+                hr = number(h["kernel_ratio" if by_kernel else "ratio"]) if h else None
+                hlo, hhi = (number(h["kernel_ci_lo"]), number(h["kernel_ci_hi"])) if by_kernel else \
+                    ((number(h["ci_lo"]), number(h["ci_hi"])) if h else (None, None))
                 kr = None
                 if s and s.get("interval") and s.get("base_median_s") and s.get("head_median_s"):
                     kr = s["interval"].get("estimate")
@@ -143,7 +147,8 @@ def main():
                 lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                     k["kernel"], shape, want, kgate_cell,
                     fmt_ratio(kr, interval.get("low"), interval.get("high")) if kr is not None else "-",
-                    fmt_ratio(hr, number(h["ci_lo"]), number(h["ci_hi"])) if h and hr is not None else "-",
+                    (fmt_ratio(hr, hlo, hhi) + (" (events %s)" % fmt_ratio(number(h["ratio"])) if by_kernel else ""))
+                    if h and hr is not None else "-",
                     cell(hs), "yes" if ok else "**no**", within))
             lines.append("| %s | (exit) | %s | %s | | | | %s | |" % (
                 k["kernel"], k["exit"], code or "?", "yes" if exit_ok else "**no**"))

@@ -94,9 +94,14 @@ def main():
                 total += 1
                 right += ok
                 h = timed.get((case["commit"], kc["kernel"], shape))
-                hratio = h.get("ratio") if h else None
+                # The kernels' GPU durations where the harness recorded them, else its events.
+                kernel = h is not None and h.get("kernel_ratio") is not None
+                hratio = h.get("kernel_ratio" if kernel else "ratio") if h else None
                 if hratio is not None:
-                    hcell = "%.3f [%.3f, %.3f]" % (hratio, h["low"], h["high"])
+                    lo, hi = (h["kernel_low"], h["kernel_high"]) if kernel else (h["low"], h["high"])
+                    hcell = "%.3f [%.3f, %.3f]" % (hratio, lo, hi)
+                    if kernel:
+                        hcell += " (events %.3f)" % h["ratio"]
                 elif h:
                     hcell = "not timed"
                 else:
@@ -119,7 +124,7 @@ def main():
     print("Device: %s. %d of %d shapes got the expected verdict; on %d of %d timed by both, kgate's "
           "head/base is within 2 points of the harness's.\n"
           % (", ".join(sorted(devices)) or "(none reported)", right, total, agree, compared))
-    print("| commit | kernel | shape | expected | kgate | kgate head/base | harness head/base [99%] | harness check | verdict as expected | within 2 points |")
+    print("| commit | kernel | shape | expected | kgate | kgate head/base | harness head/base [99%], kernel durations | harness check | verdict as expected | within 2 points |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     print("\n".join(rows))
     print("\n## Notes\n")

@@ -351,11 +351,14 @@ class VerdictTable(unittest.TestCase):
             with open(os.path.join(out, "harness.tsv"), "w") as f:
                 w = csv.writer(f, delimiter="\t")
                 w.writerow(["case", "kernel", "shape", "base_us", "head_us", "ratio", "ci_lo", "ci_hi",
-                            "samples", "base_status", "head_status", "agree"])
+                            "samples", "base_kernel_us", "head_kernel_us", "kernel_ratio", "kernel_ci_lo",
+                            "kernel_ci_hi", "base_status", "head_status", "agree"])
+                # Events only (no kernel durations recorded): the events' ratio is compared.
                 w.writerow(["645459794", "rmsnorm_bf16", "prefill-4096x768", "40", "12", "0.31", "0.30",
-                            "0.32", "200", "ok", "ok", "within-tol"])
-                w.writerow(["645459794", "rmsnorm_bf16", "prefill-4096x4096", "4", "4.2", "1.05", "1.0",
-                            "1.1", "200", "ok", "ok", "identical"])
+                            "0.32", "200", "-", "-", "-", "-", "-", "ok", "ok", "within-tol"])
+                # Kernel durations recorded: they are compared, the events' ratio shown beside.
+                w.writerow(["645459794", "rmsnorm_bf16", "prefill-4096x4096", "6", "6.6", "1.10", "1.0",
+                            "1.2", "200", "4", "4.2", "1.05", "1.04", "1.06", "ok", "ok", "identical"])
             run = subprocess.run([sys.executable, os.path.join(CANDLE, "verdict_table.py"),
                                   os.path.join(CANDLE, "cases.json"), out], capture_output=True, text=True)
             self.assertEqual(run.returncode, 0, run.stderr)
@@ -368,6 +371,7 @@ class VerdictTable(unittest.TestCase):
             self.assertIn("| **no** |", rows[("rmsnorm_bf16.b64", "decode-64x896")])
             # Right verdict, magnitudes 5 points apart.
             self.assertIn("**no** (-5.0 points)", rows[("rmsnorm_bf16", "prefill-4096x4096")])
+            self.assertIn("| 1.050 [1.040, 1.060] (events 1.100) |", rows[("rmsnorm_bf16", "prefill-4096x4096")])
             self.assertIn("| (exit) | 0 | 0 |", rows[("rmsnorm_bf16", "(exit)")])
             self.assertIn("| (exit) | 1 | 0 | | | | **no** |", rows[("rmsnorm_bf16.b64", "(exit)")])
             # A shape that is not timed is expected "checked".

@@ -13,9 +13,13 @@
 // that evicts the 50 MiB L2 (and keeps the launch queued behind work, so the
 // host's launch latency is not timed), until both sides have >= 50 samples and
 // S seconds (default 0.25) have passed, or 400 rounds. The line per shape:
-// medians, head/base with a bootstrap 99% interval, each side's status and
+// medians, head/base with a bootstrap 99% interval, the same from the kernels'
+// own GPU durations (CUPTI activity records, ../../harness_clock: the events'
+// fixed cost dilutes a few-microsecond kernel's ratio), each side's status and
 // whether the two outputs agree.
 #include <cuda.h>
+
+#include "kernel_clock.h"
 
 #include <algorithm>
 #include <chrono>
@@ -133,6 +137,7 @@ constexpr size_t kFlushBytes = size_t(128) << 20;
 struct Loaded {
   CUmodule module = nullptr;
   CUfunction fn = nullptr;
+  std::string symbol;
   std::string error;  // why the side cannot run: no cubin (does not compile), no entry
 };
 
@@ -147,6 +152,7 @@ Loaded load(const std::string& cubin_dir, const Side& s) {
     return l.error = "cuModuleLoadData failed", l;
   if (driver().cuModuleGetFunction(&l.fn, l.module, s.entry.c_str()) != CUDA_SUCCESS)
     return l.error = "no entry " + s.entry, l;
+  l.symbol = s.entry;
   return l;
 }
 
@@ -210,7 +216,13 @@ std::string agreement(const Family& fam, const Problem& p, const SideRun& a, con
 
 struct Timing {
   std::vector<double> base, head;
+  std::vector<double> base_kernel, head_kernel;  // empty where not recorded
 };
+
+harness_clock::KernelClock& kernel_clock() {
+  static harness_clock::KernelClock clock;
+  return clock;
+}
 
 Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, const Launch& lh,
                   CUdeviceptr flush, CUstream stream, double seconds) {
@@ -220,6 +232,8 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
     launch(head, lh, stream);
   }
   ck(driver().cuStreamSynchronize(stream), "warm-up");
+  kernel_clock().take();    // the checks' and warm-up's launches
+  std::vector<bool> order;  // base side, per timed launch
   const int batch = 10;
   std::vector<CUevent> ev(4 * batch);
   for (auto& e : ev) ck(driver().cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
@@ -232,6 +246,7 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
         ck(driver().cuMemsetD32Async(flush, uint32_t(round + i), kFlushBytes / 4, stream), "flush");
         const int slot = 4 * i + (is_base ? 0 : 2);
         ck(driver().cuEventRecord(ev[slot], stream), "record");
+        order.push_back(is_base);
         launch(is_base ? base : head, is_base ? lb : lh, stream);
         ck(driver().cuEventRecord(ev[slot + 1], stream), "record");
       }
@@ -249,6 +264,14 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
     if (t.base.size() >= 50 && elapsed >= seconds) break;
   }
   for (auto& e : ev) driver().cuEventDestroy(e);
+  const std::vector<double> d =
+      harness_clock::durations_of(kernel_clock().take(), {base.symbol, head.symbol});
+  if (d.size() == order.size())
+    for (size_t i = 0; i < d.size(); ++i)
+      (order[i] ? t.base_kernel : t.head_kernel).push_back(d[i]);
+  else if (kernel_clock().recording())
+    std::fprintf(stderr, "kernel durations: %zu records for %zu launches, left out\n", d.size(),
+                 order.size());
   return t;
 }
 
@@ -285,8 +308,17 @@ void run_kernel(const KernelSpec& k, const std::string& case_id, const std::stri
       std::snprintf(buf, sizeof buf, "\t%.3f\t%.3f\t%.4f\t%.4f\t%.4f\t%zu", mb * 1e6, mh * 1e6,
                     mh / mb, lo, hi, t.base.size());
       line += buf;
+      if (!t.base_kernel.empty() && !t.head_kernel.empty()) {
+        const double kb = median(t.base_kernel), kh = median(t.head_kernel);
+        auto [klo, khi] = bootstrap(t.base_kernel, t.head_kernel);
+        std::snprintf(buf, sizeof buf, "\t%.3f\t%.3f\t%.4f\t%.4f\t%.4f", kb * 1e6, kh * 1e6,
+                      kh / kb, klo, khi);
+        line += buf;
+      } else {
+        line += "\t-\t-\t-\t-\t-";
+      }
     } else {
-      line += "\t-\t-\t-\t-\t-\t0";
+      line += "\t-\t-\t-\t-\t-\t0\t-\t-\t-\t-\t-";
     }
     line += "\t" + rb.status + "\t" + rh.status + "\t" + agreement(*fam, p, rh, rb);
     std::fprintf(out, "%s\n", line.c_str());
@@ -373,8 +405,11 @@ int main(int argc, char** argv) {
     if (!out) throw std::runtime_error(std::string("cannot write ") + argv[3]);
     std::fprintf(out,
                  "case\tkernel\tshape\tbase_us\thead_us\tratio\tci_lo\tci_hi\tsamples\t"
+                 "base_kernel_us\thead_kernel_us\tkernel_ratio\tkernel_ci_lo\tkernel_ci_hi\t"
                  "base_status\thead_status\tagree\n");
     if (std::string why = driver().load(); !why.empty()) throw std::runtime_error(why);
+    if (std::string why = kernel_clock().start(); !why.empty())
+      std::fprintf(stderr, "kernel durations not recorded (%s): event timing only\n", why.c_str());
     ck(driver().cuInit(0), "cuInit");
     CUdevice dev;
     ck(driver().cuDeviceGet(&dev, 0), "cuDeviceGet");
@@ -392,8 +427,8 @@ int main(int argc, char** argv) {
         try {
           run_kernel(k, c.id, argv[2], seconds, out);
         } catch (const std::exception& e) {
-          std::fprintf(out, "%s\t%s\t*\t-\t-\t-\t-\t-\t0\terror: %s\terror\t-\n", c.id.c_str(),
-                       k.name.c_str(), e.what());
+          std::fprintf(out, "%s\t%s\t*\t-\t-\t-\t-\t-\t0\t-\t-\t-\t-\t-\terror: %s\terror\t-\n",
+                       c.id.c_str(), k.name.c_str(), e.what());
           std::fprintf(stderr, "%s %s: %s\n", c.id.c_str(), k.name.c_str(), e.what());
         }
         driver().cuDevicePrimaryCtxRelease(dev);

@@ -48,6 +48,7 @@ while IFS=$'\t' read -r case kernel side era tag source templ; do
 done < "$work/sides.tsv"
 mv "$OUT/kernels.tsv.new" "$OUT/kernels.tsv"
 
-${CXX:-g++} -std=c++17 -O2 -Wall -Wextra -I"$CUDA_HOME/include" -o "$OUT/ggml_harness" \
-  "$HERE/main.cpp" "$HERE/contracts.cpp" "$HERE/cubin_params.cpp" -ldl
+${CXX:-g++} -std=c++17 -O2 -Wall -Wextra -I"$CUDA_HOME/include" -I"$HERE/../../harness_clock" \
+  -o "$OUT/ggml_harness" "$HERE/main.cpp" "$HERE/contracts.cpp" "$HERE/cubin_params.cpp" \
+  "$HERE/../../harness_clock/kernel_clock.cpp" -ldl -lpthread
 echo "build.sh: $(wc -l < "$OUT/kernels.tsv") kernel sides, $(ls "$OUT/cubins" | wc -l) cubins in $OUT"

@@ -9,7 +9,9 @@
 //
 // SPEC_DIR/kernels.tsv (build.sh): case, kernel, side, era, cubin, symbol.
 // Per shape it prints the median of each side, head/base and a bootstrap 99%
-// interval of that ratio of medians.
+// interval of that ratio of medians, twice: from CUDA events around each
+// launch, and from the kernels' own GPU durations (CUPTI activity records,
+// ../../harness_clock), which the events' fixed cost does not dilute.
 
 #include <algorithm>
 #include <chrono>
@@ -28,6 +30,7 @@
 #include "contracts.h"
 #include "cubin_params.h"
 #include "driver.h"
+#include "kernel_clock.h"
 
 using namespace ggml_harness;
 
@@ -309,6 +312,9 @@ int main(int argc, char** argv) {
     const size_t flush_bytes = size_t(256) << 20;
     CUdeviceptr flush;
     check(drv::cuMemAlloc(&flush, flush_bytes), "cuMemAlloc flush");
+    harness_clock::KernelClock clock;
+    if (std::string why = clock.start(); !why.empty())
+      std::printf("kernel durations not recorded (%s): event timing only\n", why.c_str());
     CUevent start, stop;
     check(drv::cuEventCreate(&start, CU_EVENT_DEFAULT), "cuEventCreate");
     check(drv::cuEventCreate(&stop, CU_EVENT_DEFAULT), "cuEventCreate");
@@ -360,7 +366,8 @@ int main(int argc, char** argv) {
           }
         }
         const std::string check_text = verdict.empty() ? "ok" : verdict;
-        std::vector<double> tb, th;
+        std::vector<double> tb, th, kb_s, kh_s;
+        std::vector<bool> order;  // head side, per timed launch
         // Timed on one set of buffers: with each side on its own allocation, their
         // placement alone moved small shapes by up to 9% (an unchanged kernel timed
         // 0.913 on decode-64x4096).
@@ -371,6 +378,7 @@ int main(int argc, char** argv) {
             launch(ck.head.function, kh.launch, head_args, stream);
           }
           check(drv::cuStreamSynchronize(stream), "warm-up");
+          clock.take();  // the checks' and warm-up's launches
           const auto begin = std::chrono::steady_clock::now();
           for (int round = 0; round < 2000; ++round) {
             for (int k = 0; k < 2; ++k) {
@@ -378,6 +386,7 @@ int main(int argc, char** argv) {
               check(drv::cuMemsetD32Async(flush, uint32_t(round), flush_bytes / 4, stream),
                     "flush");
               check(drv::cuEventRecord(start, stream), "cuEventRecord");
+              order.push_back(head_side);
               if (head_side)
                 launch(ck.head.function, kh.launch, head_args, stream);
               else
@@ -392,25 +401,45 @@ int main(int argc, char** argv) {
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
             if (round + 1 >= 50 && spent >= seconds) break;
           }
+          const std::vector<double> d =
+              harness_clock::durations_of(clock.take(), {ck.base.symbol, ck.head.symbol});
+          if (d.size() == order.size())
+            for (size_t i = 0; i < d.size(); ++i) (order[i] ? kh_s : kb_s).push_back(d[i]);
+          else if (clock.recording())
+            std::printf("kernel durations: %zu records for %zu launches, left out\n", d.size(),
+                        order.size());
         }
-        char line[512];
+        char line[768];
         if (shape.timed) {
           const double mb = median(tb), mh = median(th);
           const auto [lo, hi] = bootstrap(tb, th);
+          std::string kernel_text = "  kernel -", kernel_json;
+          if (!kb_s.empty() && !kh_s.empty()) {
+            const double kmb = median(kb_s), kmh = median(kh_s);
+            const auto [klo, khi] = bootstrap(kb_s, kh_s);
+            char kt[160], kj[256];
+            std::snprintf(kt, sizeof kt, "  kernel %.2f / %.2f us ratio %.3f [%.3f, %.3f]",
+                          kmb * 1e6, kmh * 1e6, kmh / kmb, klo, khi);
+            std::snprintf(kj, sizeof kj,
+                          ", \"base_kernel_s\": %.9g, \"head_kernel_s\": %.9g, "
+                          "\"kernel_ratio\": %.6f, \"kernel_low\": %.6f, \"kernel_high\": %.6f",
+                          kmb, kmh, kmh / kmb, klo, khi);
+            kernel_text = kt, kernel_json = kj;
+          }
           std::snprintf(
               line, sizeof line,
-              "%-9s %-26s %-28s base %9.2f us  head %9.2f us  ratio %.3f [%.3f, %.3f]  n=%zu  %s",
+              "%-9s %-26s %-28s base %9.2f us  head %9.2f us  ratio %.3f [%.3f, %.3f]%s  n=%zu  %s",
               ck.case_short.c_str(), ck.kernel.c_str(), shape.name.c_str(), mb * 1e6, mh * 1e6,
-              mh / mb, lo, hi, tb.size(), check_text.c_str());
-          char j[1024];
+              mh / mb, lo, hi, kernel_text.c_str(), tb.size(), check_text.c_str());
+          char j[1536];
           std::snprintf(j, sizeof j,
                         "%s{\"case\": \"%s\", \"kernel\": \"%s\", \"shape\": \"%s\", "
                         "\"base_median_s\": %.9g, "
                         "\"head_median_s\": %.9g, \"ratio\": %.6f, \"low\": %.6f, \"high\": %.6f, "
-                        "\"samples\": %zu, "
+                        "\"samples\": %zu%s, "
                         "\"check\": \"%s\"}",
                         first ? "" : ",\n", ck.case_short.c_str(), ck.kernel.c_str(),
-                        shape.name.c_str(), mb, mh, mh / mb, lo, hi, tb.size(),
+                        shape.name.c_str(), mb, mh, mh / mb, lo, hi, tb.size(), kernel_json.c_str(),
                         json_escape(check_text).c_str());
           json += j;
         } else {

@@ -104,10 +104,39 @@ std::string failure_text(const IterationRecord& it, const DigestIndex* digests) 
   return failure;
 }
 
+// Whether a timed shape's slowdown alone rejects a candidate: the gate's own
+// rule (gate/verdict.cpp, breaks_policy).
+bool breaks_policy(const ShapeEvaluation& s, const GatePolicy& policy) {
+  return s.counts && s.verdict == ShapeVerdict::kSlower && s.ratio > 1 + policy.max_regression;
+}
+
+// Which of the gate's rules kept a correct candidate out, so that a model
+// reads "one shape 5% slower" rather than guessing it from "slower (1.08x)".
+std::string why_not_kept(const Evaluation& e, const GatePolicy& policy) {
+  std::string breaking;
+  for (const ShapeEvaluation& s : e.shapes)
+    if (breaks_policy(s, policy))
+      breaking += (breaking.empty() ? "" : ", ") + s.shape + " " +
+                  format_number(std::round((s.ratio - 1) * 1000) / 10) + "% slower";
+  if (!breaking.empty())
+    return breaking + ": more than the allowed " + format_number(policy.max_regression * 100) +
+           "%, and one such shape rejects a candidate whatever the others gain";
+  bool any_faster = false;
+  for (const ShapeEvaluation& s : e.shapes)
+    any_faster |= s.counts && s.verdict == ShapeVerdict::kFaster;
+  if (!any_faster) return "no timed shape is faster beyond noise";
+  return "the geomean speedup " + format_number(1 / e.geomean_ratio) + "x is under the " +
+         format_number(1 / (1 - policy.min_improvement)) + "x required";
+}
+
 // One result in detail; with `digests`, its compile digest is referred to,
 // not repeated.
-std::string recent_block(const IterationRecord& it, const DigestIndex* digests = nullptr) {
+std::string recent_block(const IterationRecord& it, const GatePolicy& policy,
+                         const DigestIndex* digests = nullptr) {
   std::string s = result_line(it) + "\n";
+  if (it.evaluation && it.evaluation->compiled && it.evaluation->correct && !it.accepted &&
+      !it.evaluation->invalid && !it.evaluation->shapes.empty())
+    s += "  not kept: " + why_not_kept(*it.evaluation, policy) + "\n";
   std::string bottleneck = string_field(it.plan, "bottleneck");
   if (!bottleneck.empty()) s += "  bottleneck claimed: " + bottleneck + "\n";
   if (!it.failure.empty()) s += "  failure: " + failure_text(it, digests) + "\n";
@@ -120,7 +149,7 @@ std::string recent_block(const IterationRecord& it, const DigestIndex* digests =
       else
         s += " ratio " + format_number(sh.ratio) + " [" + format_number(sh.ratio_lo) + ", " +
              format_number(sh.ratio_hi) + "] (" + format_seconds(sh.best_s) + " -> " +
-             format_seconds(sh.candidate_s) + ")";
+             format_seconds(sh.candidate_s) + ")" + (sh.counts ? "" : ", report only");
       s += "\n";
     }
   }
@@ -273,6 +302,41 @@ std::string standing_instruction() {
          "with the best so far.";
 }
 
+namespace {
+
+const GatePolicy& policy_of(const ContextInput& in) {
+  static const GatePolicy defaults;
+  return in.manifest ? in.manifest->gate : defaults;
+}
+
+// The gate's whole rule for keeping a candidate (agent/gate_evaluator.cpp),
+// and the shapes it times in this episode: a model that knows one slower
+// shape rejects a candidate plans for the smallest shape too.
+std::string acceptance_rule(const ContextInput& in) {
+  const GatePolicy& g = policy_of(in);
+  std::string rule =
+      "Gate: a candidate is kept only when every shape is correct; no timed shape is more than " +
+      format_number(g.max_regression * 100) +
+      "% slower than the current best (one such shape rejects it, whatever the others gain); "
+      "at least one timed shape is faster beyond noise (" +
+      format_number(g.confidence * 100) +
+      "% confidence); and the geomean time ratio over the timed shapes is at most " +
+      format_number(1 - g.min_improvement) + " (" + format_number(g.min_improvement * 100) +
+      "% faster).";
+  std::string timed, report_only;
+  for (const ShapeEvaluation& s : in.best_timing) {
+    if (s.verdict == ShapeVerdict::kChecked || s.best_s <= 0) continue;
+    std::string& list = s.counts ? timed : report_only;
+    list += (list.empty() ? "" : ", ") + s.shape;
+  }
+  if (!timed.empty()) rule += " Timed in this episode: " + timed + ".";
+  if (!report_only.empty())
+    rule += " Timed but report only (neither win nor lose): " + report_only + ".";
+  return rule;
+}
+
+}  // namespace
+
 AgentRequest build_propose_request(const ContextInput& in) {
   const ContextLimits& lim = in.limits;
   const Kernel& k = *in.kernel;
@@ -284,9 +348,7 @@ AgentRequest build_propose_request(const ContextInput& in) {
                        std::to_string(in.iteration) + " of " + std::to_string(in.max_iterations) +
                        ".\n";
   header += "Tolerance: atol " + format_number(k.tolerance.atol) + ", rtol " +
-            format_number(k.tolerance.rtol) + ". Gate: an improvement counts above " +
-            format_number(in.manifest->gate.min_improvement * 100) + "% with " +
-            format_number(in.manifest->gate.confidence * 100) + "% confidence.\n";
+            format_number(k.tolerance.rtol) + ".\n" + acceptance_rule(in) + "\n";
   if (!impl.tunables.empty()) {
     header += "Tunables (-D values):";
     for (const Tunable& t : impl.tunables) {
@@ -369,7 +431,7 @@ AgentRequest build_propose_request(const ContextInput& in) {
     std::vector<std::string> folded;  // recent ones that did not fit, newest first
     for (size_t i = its.size(); i-- > split;) {
       const IterationRecord& it = its[i];
-      std::string block = recent_block(it, &digests);
+      std::string block = recent_block(it, policy_of(in), &digests);
       if (!recent.empty() && recent.size() + block.size() > lim.recent_chars) {
         folded.push_back("- " + result_line(it) + "\n");
         continue;
@@ -535,7 +597,8 @@ AgentRequest build_reflect_request(const ContextInput& in, const IterationRecord
       "why the result came out as it did (name the bottleneck it shows) and what to try or avoid "
       "next.";
   r.prompt = "Kernel `" + in.kernel->name + "` (family " + in.kernel->family + ").\n## Result\n" +
-             recent_block(it) + "\nYour plan was: " + nlohmann::json(it.plan).dump() + "\n";
+             recent_block(it, policy_of(in)) +
+             "\nYour plan was: " + nlohmann::json(it.plan).dump() + "\n";
   r.context = {{"kernel", in.kernel->name},
                {"family", in.kernel->family},
                {"backend", in.impl->backend},

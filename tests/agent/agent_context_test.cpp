@@ -100,5 +100,66 @@ TEST_F(AgentContextTest, ACappedSectionDropsTheOldestResultsNotTheNewest) {
   EXPECT_NE(r.prompt.find("- iteration 2: no-gain"), std::string::npos) << r.prompt;
 }
 
+ShapeEvaluation timed_shape(const std::string& name, ShapeVerdict verdict, double ratio,
+                            bool counts = true) {
+  ShapeEvaluation s;
+  s.shape = name;
+  s.verdict = verdict;
+  s.ratio = s.ratio_lo = s.ratio_hi = ratio;
+  s.best_s = 10e-6;
+  s.candidate_s = 10e-6 * ratio;
+  s.counts = counts;
+  return s;
+}
+
+// A capable model read "slower (speedup 1.08x)" and had to guess that one
+// slower shape sank its candidate: the request states the gate's whole rule,
+// the shapes it times, and which rule kept each correct candidate out.
+TEST_F(AgentContextTest, TheRequestSaysTheWholeGateRuleAndWhyACandidateWasNotKept) {
+  IterationRecord it;
+  it.index = 1;
+  it.done = true;
+  it.outcome = "slower";
+  it.plan = {{"change", "register-cached rows"}};
+  Evaluation e;
+  e.compiled = e.correct = true;
+  e.shapes = {timed_shape("rows-64", ShapeVerdict::kSlower, 1.052),
+              timed_shape("odd-5x4097", ShapeVerdict::kFaster, 0.6, /*counts=*/false)};
+  e.geomean_ratio = 1.052;
+  it.evaluation = e;
+  std::vector<IterationRecord> its = {it};
+  ContextInput in = input(its);
+  in.best_timing = {timed_shape("rows-64", ShapeVerdict::kSame, 1),
+                    timed_shape("odd-5x4097", ShapeVerdict::kSame, 1, /*counts=*/false)};
+  const std::string prompt = build_propose_request(in).prompt;
+  // The manifest's policy: 3% regression allowed, 5% gain required, 95% confidence.
+  EXPECT_NE(prompt.find("no timed shape is more than 3% slower than the current best (one such "
+                        "shape rejects it"),
+            std::string::npos)
+      << prompt;
+  EXPECT_NE(prompt.find("at most 0.95 (5% faster)"), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("Timed in this episode: rows-64."), std::string::npos) << prompt;
+  EXPECT_NE(prompt.find("report only (neither win nor lose): odd-5x4097."), std::string::npos)
+      << prompt;
+  EXPECT_NE(prompt.find("  not kept: rows-64 5.2% slower: more than the allowed 3%"),
+            std::string::npos)
+      << prompt;
+  EXPECT_NE(
+      prompt.find("odd-5x4097: faster ratio 0.6 [0.6, 0.6] (10.00 us -> 6.00 us), report only"),
+      std::string::npos)
+      << prompt;
+
+  // Faster everywhere it counts, but not by enough: the geomean rule is named.
+  its[0].evaluation->shapes[0] = timed_shape("rows-64", ShapeVerdict::kFaster, 0.97);
+  its[0].evaluation->geomean_ratio = 0.97;
+  const std::string short_of = build_propose_request(in).prompt;
+  EXPECT_NE(short_of.find("not kept: the geomean speedup 1.03x is under the 1.05x required"),
+            std::string::npos)
+      << short_of;
+  // An accepted candidate has no such line.
+  its[0].accepted = true;
+  EXPECT_EQ(build_propose_request(in).prompt.find("not kept:"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kgate

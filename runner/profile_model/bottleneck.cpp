@@ -20,7 +20,14 @@ using text::top_stalls;
 constexpr double kBusyPct = 60;
 constexpr double kLowOccupancyPct = 35;
 constexpr double kPoorCoalescingPct = 50;  // under half of each sector used
-constexpr double kPoorSectorsPerRequest = 16;
+// Sectors per request judge coalescing only with the access width, which the
+// counters do not give: a warp of 4-byte accesses needs 4 sectors, of 16-byte
+// (float4) ones 16, or 17 on rows not aligned to 32 bytes. Above that every
+// width wastes sectors; between, DRAM traffic near what the buffers hold says
+// the sectors fetched are the ones needed.
+constexpr double kWidestSectorsPerRequest = 17;
+constexpr double kNarrowSectorsPerRequest = 4.5;
+constexpr double kTrafficSlack = 1.25;  // DRAM bytes / declared traffic still counted as no waste
 constexpr double kTinySeconds = 10e-6;
 constexpr double kIdlePct = 40;
 
@@ -107,11 +114,21 @@ Classification classify(const ProfileData& p) {
     if (memory_busy) {
       auto ld = coalescing_pct(p, true), st = coalescing_pct(p, false);
       auto ld_spr = sectors_per_request(p, true), st_spr = sectors_per_request(p, false);
-      // Bytes used where known (and trusted), else sectors per request.
-      auto poor_side = [](std::optional<double> used, std::optional<double> spr) {
-        return used ? *used < kPoorCoalescingPct : (spr && *spr > kPoorSectorsPerRequest);
+      // Bytes used where known (and trusted), else sectors per request beside
+      // the DRAM traffic (see kWidestSectorsPerRequest).
+      auto dram_bytes = p.get(metric::kDramBytes);
+      const bool traffic_as_declared =
+          dram_bytes && p.bytes_moved > 0 && *dram_bytes <= kTrafficSlack * double(p.bytes_moved);
+      bool width_ambiguous = false;
+      auto poor_side = [&](std::optional<double> used, std::optional<double> spr) {
+        if (used) return *used < kPoorCoalescingPct;
+        if (!spr || *spr <= kNarrowSectorsPerRequest) return false;
+        if (*spr > kWidestSectorsPerRequest || !traffic_as_declared) return true;
+        width_ambiguous = true;
+        return false;
       };
-      bool poor = poor_side(ld, ld_spr) || poor_side(st, st_spr);
+      bool poor = poor_side(ld, ld_spr);
+      poor = poor_side(st, st_spr) || poor;
       std::string base = "Memory throughput is " + pct(mem) + " of peak (DRAM " + pct(dram) +
                          ", SM " + pct(sm) + ")";
       if (auto of = bandwidth_of_ceiling(p))
@@ -126,6 +143,14 @@ Classification classify(const ProfileData& p) {
       } else {
         c.bottleneck = Bottleneck::kMemoryEfficient;
         c.evidence = base + "; accesses are coalesced (loads " + coalescing(p, true) + ").";
+        if (width_ambiguous)
+          c.evidence = base + "; global loads use " + coalescing(p, true) + ", stores " +
+                       coalescing(p, false) +
+                       ": what a warp of 16-byte accesses takes (4-byte "
+                       "ones take 4), and DRAM moves " +
+                       fmt("%.0f%%", *dram_bytes * 100 / double(p.bytes_moved)) +
+                       " of the bytes the buffers hold, so no sector "
+                       "is wasted there.";
         c.advice =
             "Move fewer bytes: fuse with neighbours, keep data in registers or shared "
             "memory, use narrower types; wider vector accesses help only a little.";

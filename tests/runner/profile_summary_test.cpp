@@ -112,6 +112,39 @@ TEST(ProfileSummary, PoorCoalescingFromSectorsAloneWhenBytesAreMissing) {
   EXPECT_EQ(classify(p).bottleneck, Bottleneck::kMemoryPoorCoalescing);
 }
 
+// Seen on an H200 (ggml's softmax with float4 loads): 16.1 sectors per
+// request, bytes used withheld, DRAM moving 91% of what the buffers hold. A
+// warp of 16-byte accesses takes 16 sectors: that is not waste, and calling
+// it poor coalescing sent a model the wrong way. The same sectors with DRAM
+// moving twice the buffers' bytes still read as poor.
+TEST(ProfileSummary, SixteenSectorsPerRequestOfVectorAccessesAreNotPoorCoalescing) {
+  ProfileData p = base_profile();
+  p.metrics[metric::kMemPct] = 69;
+  p.metrics[metric::kDramPct] = 69;
+  p.metrics[metric::kSmPct] = 48;
+  p.metrics.erase(metric::kLdBytesRequested);
+  p.metrics.erase(metric::kStBytesRequested);
+  p.metrics[metric::kLdSectors] = 16.1e6;
+  p.metrics[metric::kStSectors] = 16.1e6;
+  p.bytes_moved = 99'840'000;
+  p.metrics[metric::kDramBytes] = 90.58e6;
+  Classification c = classify(p);
+  EXPECT_EQ(c.bottleneck, Bottleneck::kMemoryEfficient) << c.evidence;
+  EXPECT_NE(c.evidence.find("16.1 sectors/request"), std::string::npos) << c.evidence;
+  EXPECT_NE(c.evidence.find("what a warp of 16-byte accesses takes"), std::string::npos)
+      << c.evidence;
+  EXPECT_NE(c.evidence.find("DRAM moves 91% of the bytes the buffers hold"), std::string::npos)
+      << c.evidence;
+
+  p.metrics[metric::kDramBytes] = 2 * 99.84e6;
+  EXPECT_EQ(classify(p).bottleneck, Bottleneck::kMemoryPoorCoalescing) << classify(p).evidence;
+  p.metrics.erase(metric::kDramBytes);  // no traffic to tell by: as before, poor
+  EXPECT_EQ(classify(p).bottleneck, Bottleneck::kMemoryPoorCoalescing);
+  p.metrics[metric::kDramBytes] = 90.58e6;
+  p.metrics[metric::kLdSectors] = 24e6;  // more than any access width takes
+  EXPECT_EQ(classify(p).bottleneck, Bottleneck::kMemoryPoorCoalescing);
+}
+
 TEST(ProfileSummary, ArithmeticKernelIsComputeBound) {
   ProfileData p = base_profile();
   p.metrics[metric::kSmPct] = 88;

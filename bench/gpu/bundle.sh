@@ -28,7 +28,7 @@ for b in "${bins[@]}"; do ldd "$b"; done | awk '/=>/ {print $3}' | sort -u | whi
 done
 # kgate extract injects the launch tracer it finds next to the executable.
 cp "$BUILD/libkgate_trace.so" "$DEST/bin/" && strip "$DEST/bin/libkgate_trace.so"
-cp -r examples "$DEST/src/"
+cp -r examples baselines "$DEST/src/"  # the stored baselines beside the examples they are of
 rm -rf "$DEST"/src/examples/*/workload/build  # rebuilt there for its GPU
 mkdir -p "$DEST/src/tests" && cp -r tests/fixtures "$DEST/src/tests/"
 mkdir -p "$DEST/src/bench/gpu" && cp bench/pytorch_ops.py bench/episodes_table.py bench/sweep_gap.py bench/set_tunable_defaults.py \

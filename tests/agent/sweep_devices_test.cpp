@@ -44,7 +44,9 @@ TEST(SweepDevices, GpuListsAreAllOrIndicesAndRanges) {
   for (const char* bad : {"1,1", "0-2,2", "x", "3-1", "-1", "0,", ","}) {
     auto r = parse_gpu_list(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_NE(r.error().message.find("--gpus"), std::string::npos);
+    if (!r.ok()) {
+      EXPECT_NE(r.error().message.find("--gpus"), std::string::npos);
+    }
   }
 }
 

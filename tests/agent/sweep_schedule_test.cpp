@@ -81,7 +81,9 @@ TEST(SweepSchedule, OneJobPerDeviceAtATimeDevicesAtOnceResultsInJobOrder) {
     for (size_t b = a + 1; b < records.size(); ++b) {
       const bool overlap = records[a]["start"].get<double>() < records[b]["end"].get<double>() &&
                            records[b]["start"].get<double>() < records[a]["end"].get<double>();
-      if (labels[a] == labels[b]) EXPECT_FALSE(overlap) << a << " and " << b << " on " << labels[a];
+      if (labels[a] == labels[b]) {
+        EXPECT_FALSE(overlap) << a << " and " << b << " on " << labels[a];
+      }
     }
   EXPECT_NE(labels[0], labels[1]);
   EXPECT_LT(records[1]["start"].get<double>(), records[0]["end"].get<double>());

@@ -85,7 +85,7 @@ TEST(SweepShards, TwoShardsMergeIntoOnePublicationAndOneBaselinesCommit) {
     EXPECT_EQ(env.gpu_index, 0) << f;
   }
   // Each proposal's episode came along (the pull request links its record).
-  for (const std::string& kernel : {"wide", "narrow_b", "narrow_c"}) {
+  for (const std::string kernel : {"wide", "narrow_b", "narrow_c"}) {
     auto p =
         nlohmann::json::parse(testing::read(merged / "state" / "proposals" / (kernel + ".json")));
     EXPECT_TRUE(fs::exists(merged / "state" / p["episode_record"].get<std::string>())) << kernel;

@@ -19,7 +19,8 @@ nlohmann::json DeviceInfo::to_json() const {
           {"index", index},
           {"uuid", uuid},
           {"pci_bus_id", pci_bus_id},
-          {"peak_memory_clock_mhz", peak_memory_clock_mhz}};
+          {"peak_memory_clock_mhz", peak_memory_clock_mhz},
+          {"timer", timer}};
 }
 
 DeviceInfo DeviceInfo::from_json(const nlohmann::json& j) {
@@ -44,6 +45,7 @@ DeviceInfo DeviceInfo::from_json(const nlohmann::json& j) {
   d.uuid = text("uuid");
   d.pci_bus_id = text("pci_bus_id");
   d.peak_memory_clock_mhz = number("peak_memory_clock_mhz");
+  d.timer = text("timer");
   return d;
 }
 

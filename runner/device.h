@@ -56,6 +56,9 @@ struct DeviceInfo {
   std::string uuid;
   std::string pci_bus_id;
   double peak_memory_clock_mhz = 0;  // 0 where unknown
+  // What a timed sample is: "kernel durations (CUPTI)", "events" (and why),
+  // "wall clock" on the host; empty where not said.
+  std::string timer;
 
   nlohmann::json to_json() const;
   // Reads what to_json wrote; a missing or mistyped field is its default.

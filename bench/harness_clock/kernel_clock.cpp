@@ -25,10 +25,15 @@ Cupti& cupti() {
 }
 
 // CUPTI hands filled buffers to a plain function: the spans collect here.
-std::mutex spans_mutex;
+// Never destroyed: CUPTI flushes its last buffers at exit, after static
+// destructors have run (a destroyed vector here crashed the harness then).
+std::mutex& spans_mutex() {
+  static auto* mutex = new std::mutex;
+  return *mutex;
+}
 std::vector<KernelSpan>& completed() {
-  static std::vector<KernelSpan> spans;
-  return spans;
+  static auto* spans = new std::vector<KernelSpan>;
+  return *spans;
 }
 
 constexpr size_t kBufferBytes = size_t(8) << 20;
@@ -49,7 +54,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
     got.push_back({k->name ? k->name : "", k->start, k->end});
   }
   std::free(buffer);
-  std::lock_guard<std::mutex> lock(spans_mutex);
+  std::lock_guard<std::mutex> lock(spans_mutex());
   auto& all = completed();
   all.insert(all.end(), got.begin(), got.end());
 }
@@ -91,7 +96,7 @@ std::vector<KernelSpan> KernelClock::take() {
   cupti().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   std::vector<KernelSpan> spans;
   {
-    std::lock_guard<std::mutex> lock(spans_mutex);
+    std::lock_guard<std::mutex> lock(spans_mutex());
     spans.swap(completed());
   }
   std::stable_sort(spans.begin(), spans.end(), [](const KernelSpan& a, const KernelSpan& b) {
@@ -101,9 +106,7 @@ std::vector<KernelSpan> KernelClock::take() {
 }
 
 KernelClock::~KernelClock() {
-  if (!recording_) return;
-  cupti().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  cupti().disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (recording_) cupti().disable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 }
 
 std::vector<double> durations_of(const std::vector<KernelSpan>& spans,

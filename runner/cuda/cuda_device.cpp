@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <regex>
 
@@ -13,6 +14,7 @@
 #include "runner/cuda/driver_calls.h"
 #include "runner/cuda/gpu_inventory.h"
 #include "runner/cuda/helper_kernels.h"
+#include "runner/cuda/kernel_timestamps.h"
 
 namespace kgate::cuda {
 namespace {
@@ -69,6 +71,9 @@ Status CudaDevice::init(int gpu_index) {
   // forked child (where this runs) the entry points resolved before cuInit
   // answered CUDA_ERROR_NOT_INITIALIZED on the H200 machine.
   KGATE_RETURN_IF_ERROR(probe_gpu());
+  // The escape hatch and the A/B of the two timers (bench/, docs/cuda-backend.md).
+  if (const char* timer = std::getenv("KGATE_TIMER"); timer && std::string(timer) == "events")
+    options_.kernel_clock = false;
   auto api = calls();
   if (!api.ok()) return api.error();
   c_ = *api;
@@ -316,6 +321,15 @@ Status CudaDevice::launch(LoadedKernel& kernel, const LaunchDims& dims,
 
 Result<TimedSample> CudaDevice::time_function(CUfunction function, const LaunchDims& dims,
                                               const std::vector<ArgSlot>& args) {
+  // The kernels this sample launches, in order: the wait kernel, the timed
+  // one, the clock kernel (kernel_timestamps.h).
+  bool kernel_clock = options_.kernel_clock && kernel_clock_error_.empty();
+  if (kernel_clock) {
+    if (Status s = KernelTimestamps::instance().begin(); !s.ok()) {
+      kernel_clock_error_ = s.error().message;
+      kernel_clock = false;
+    }
+  }
   if (options_.flush_l2)
     KGATE_RETURN_IF_ERROR(
         check(c_->cuMemsetD32Async(scratch_, ++flush_value_, scratch_words_, stream_),
@@ -354,6 +368,18 @@ Result<TimedSample> CudaDevice::time_function(CUfunction function, const LaunchD
   KGATE_RETURN_IF_ERROR(check(c_->cuEventElapsedTime(&ms, start_, stop_), "cuEventElapsedTime"));
   TimedSample sample;
   sample.seconds = ms * 1e-3;
+  if (kernel_clock) {
+    auto spans = KernelTimestamps::instance().end();
+    const size_t timed = options_.hide_launch ? 1 : 0;
+    const size_t expected = timed + 1 + (options_.read_sm_clock ? 1 : 0);
+    if (spans.ok() && spans->size() == expected &&
+        (*spans)[timed].end_ns > (*spans)[timed].start_ns)
+      sample.seconds = (*spans)[timed].seconds();
+    else  // events for this sample and every later one of this device
+      kernel_clock_error_ = spans.ok() ? std::to_string(spans->size()) + " kernel records for " +
+                                             std::to_string(expected) + " launches"
+                                       : spans.error().message;
+  }
   if (options_.read_sm_clock) {
     const volatile uint64_t* clock = reinterpret_cast<const volatile uint64_t*>(host_words_ + 4);
     uint64_t cycles = clock[0], ns = clock[1];

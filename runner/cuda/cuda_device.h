@@ -10,6 +10,7 @@
 #include <cuda.h>
 
 #include <memory>
+#include <string>
 
 #include "runner/device.h"
 
@@ -33,6 +34,10 @@ struct TimingOptions {
   bool flush_l2 = true;     // write a buffer of twice the L2 before each sample
   bool hide_launch = true;  // queue the launch behind a spinning kernel (see docs/cuda-backend.md)
   bool read_sm_clock = true;  // run the clock64/%globaltimer kernel after each sample
+  // A sample is the kernel's own GPU duration (CUPTI activity records,
+  // kernel_timestamps.h), not the events' span around it; events where CUPTI
+  // cannot record, or with KGATE_TIMER=events in the environment.
+  bool kernel_clock = true;
 };
 
 class CudaDevice : public Device {
@@ -40,7 +45,11 @@ class CudaDevice : public Device {
   static Result<std::unique_ptr<CudaDevice>> open(int gpu_index);
   ~CudaDevice() override;
 
-  DeviceInfo info() const override { return info_; }
+  DeviceInfo info() const override {
+    DeviceInfo i = info_;
+    i.timer = timer();
+    return i;
+  }
   Result<DeviceAddress> allocate(size_t bytes) override;
   void release(DeviceAddress address) override;
   Status upload(DeviceAddress dst, const void* src, size_t bytes) override;
@@ -58,6 +67,14 @@ class CudaDevice : public Device {
 
   // For benchmarks and tests.
   void set_timing_options(const TimingOptions& options) { options_ = options; }
+  const TimingOptions& timing_options() const { return options_; }
+  // What the samples are: "kernel durations (CUPTI)", or "events" and why.
+  std::string timer() const {
+    if (!options_.kernel_clock) return "events";
+    return kernel_clock_error_.empty()
+               ? "kernel durations (CUPTI)"
+               : "events (kernel durations failed: " + kernel_clock_error_ + ")";
+  }
   // Times the empty kernel: the launch overhead the current options leave in.
   Result<TimedSample> time_empty_kernel();
   // Times one device-to-device copy of `bytes` (the bandwidth ceiling).
@@ -93,6 +110,7 @@ class CudaDevice : public Device {
   CUdeviceptr host_words_device_ = 0;
   CUmodule helpers_ = nullptr;
   CUfunction wait_fn_ = nullptr, clock_fn_ = nullptr, empty_fn_ = nullptr, differ_fn_ = nullptr;
+  std::string kernel_clock_error_;  // why samples are the events' span, once kernel_clock failed
   CUmodule draw_module_ = nullptr;  // loaded on the first draw
   CUfunction draw_fn_ = nullptr;
   TimingOptions options_;

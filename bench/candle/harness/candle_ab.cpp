@@ -219,9 +219,11 @@ struct Timing {
   std::vector<double> base_kernel, head_kernel;  // empty where not recorded
 };
 
+// Never destroyed: its destructor would call into libcupti after libcupti's own
+// exit handlers ran (it is opened after this is made), which crashed at exit.
 harness_clock::KernelClock& kernel_clock() {
-  static harness_clock::KernelClock clock;
-  return clock;
+  static auto* clock = new harness_clock::KernelClock;
+  return *clock;
 }
 
 Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, const Launch& lh,

@@ -41,7 +41,7 @@ void CUPTIAPI buffer_completed(CUcontext, uint32_t, uint8_t* buffer, size_t, siz
   recorded().insert(recorded().end(), spans.begin(), spans.end());
 }
 
-std::string cupti_error(const char* call, CUptiResult r) {
+std::string activity_error(const char* call, CUptiResult r) {
   const char* text = nullptr;
   cuptiGetResultString(r, &text);
   return std::string(call) + ": " + (text ? text : "CUPTI error " + std::to_string(r));
@@ -59,7 +59,7 @@ Status KernelTimestamps::begin() {
   if (!registered_) {
     if (CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
         r != CUPTI_SUCCESS) {
-      broken_ = cupti_error("cuptiActivityRegisterCallbacks", r);
+      broken_ = activity_error("cuptiActivityRegisterCallbacks", r);
       return Error::infrastructure(broken_);
     }
     registered_ = true;
@@ -70,7 +70,7 @@ Status KernelTimestamps::begin() {
   }
   if (CUptiResult r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
       r != CUPTI_SUCCESS) {
-    broken_ = cupti_error("cuptiActivityEnable", r);
+    broken_ = activity_error("cuptiActivityEnable", r);
     return Error::infrastructure(broken_);
   }
   return {};
@@ -80,7 +80,7 @@ Result<std::vector<KernelSpan>> KernelTimestamps::end() {
   CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (flushed != CUPTI_SUCCESS) {
-    broken_ = cupti_error("cuptiActivityFlushAll", flushed);
+    broken_ = activity_error("cuptiActivityFlushAll", flushed);
     return Error::infrastructure(broken_);
   }
   std::vector<KernelSpan> spans;

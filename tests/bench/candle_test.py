@@ -248,10 +248,12 @@ class Replay(unittest.TestCase):
 
     def test_the_harness_launches_each_side_as_its_kgate_json_does(self):
         harness = os.path.join(self.tmp.name, "candle_ab")
-        build = subprocess.run(["g++", "-std=c++17", "-O2", "-I/usr/local/cuda/include",
+        clock = os.path.join(CANDLE, "..", "harness_clock")  # as build_harness.sh compiles it
+        build = subprocess.run(["g++", "-std=c++17", "-O2", "-I/usr/local/cuda/include", "-I" + clock,
                                 *sorted(os.path.join(CANDLE, "harness", f)
                                         for f in os.listdir(os.path.join(CANDLE, "harness"))
-                                        if f.endswith(".cpp")), "-ldl", "-lpthread", "-o", harness],
+                                        if f.endswith(".cpp")), os.path.join(clock, "kernel_clock.cpp"),
+                                "-ldl", "-lpthread", "-o", harness],
                                capture_output=True, text=True)
         if build.returncode != 0 and "cuda.h" in build.stderr:
             self.skipTest("no CUDA toolkit headers")

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "agent/acceptance_rule.h"
 #include "agent/persisted_json.h"
 #include "core/number_format.h"
 
@@ -102,31 +103,6 @@ std::string failure_text(const IterationRecord& it, const DigestIndex* digests) 
     failure += " (" + ref + ")";
   while (!failure.empty() && (failure.back() == '\n' || failure.back() == ':')) failure.pop_back();
   return failure;
-}
-
-// Whether a timed shape's slowdown alone rejects a candidate: the gate's own
-// rule (gate/verdict.cpp, breaks_policy).
-bool breaks_policy(const ShapeEvaluation& s, const GatePolicy& policy) {
-  return s.counts && s.verdict == ShapeVerdict::kSlower && s.ratio > 1 + policy.max_regression;
-}
-
-// Which of the gate's rules kept a correct candidate out, so that a model
-// reads "one shape 5% slower" rather than guessing it from "slower (1.08x)".
-std::string why_not_kept(const Evaluation& e, const GatePolicy& policy) {
-  std::string breaking;
-  for (const ShapeEvaluation& s : e.shapes)
-    if (breaks_policy(s, policy))
-      breaking += (breaking.empty() ? "" : ", ") + s.shape + " " +
-                  format_number(std::round((s.ratio - 1) * 1000) / 10) + "% slower";
-  if (!breaking.empty())
-    return breaking + ": more than the allowed " + format_number(policy.max_regression * 100) +
-           "%, and one such shape rejects a candidate whatever the others gain";
-  bool any_faster = false;
-  for (const ShapeEvaluation& s : e.shapes)
-    any_faster |= s.counts && s.verdict == ShapeVerdict::kFaster;
-  if (!any_faster) return "no timed shape is faster beyond noise";
-  return "the geomean speedup " + format_number(1 / e.geomean_ratio) + "x is under the " +
-         format_number(1 / (1 - policy.min_improvement)) + "x required";
 }
 
 // One result in detail; with `digests`, its compile digest is referred to,
@@ -309,32 +285,6 @@ const GatePolicy& policy_of(const ContextInput& in) {
   return in.manifest ? in.manifest->gate : defaults;
 }
 
-// The gate's whole rule for keeping a candidate (agent/gate_evaluator.cpp),
-// and the shapes it times in this episode: a model that knows one slower
-// shape rejects a candidate plans for the smallest shape too.
-std::string acceptance_rule(const ContextInput& in) {
-  const GatePolicy& g = policy_of(in);
-  std::string rule =
-      "Gate: a candidate is kept only when every shape is correct; no timed shape is more than " +
-      format_number(g.max_regression * 100) +
-      "% slower than the current best (one such shape rejects it, whatever the others gain); "
-      "at least one timed shape is faster beyond noise (" +
-      format_number(g.confidence * 100) +
-      "% confidence); and the geomean time ratio over the timed shapes is at most " +
-      format_number(1 - g.min_improvement) + " (" + format_number(g.min_improvement * 100) +
-      "% faster).";
-  std::string timed, report_only;
-  for (const ShapeEvaluation& s : in.best_timing) {
-    if (s.verdict == ShapeVerdict::kChecked || s.best_s <= 0) continue;
-    std::string& list = s.counts ? timed : report_only;
-    list += (list.empty() ? "" : ", ") + s.shape;
-  }
-  if (!timed.empty()) rule += " Timed in this episode: " + timed + ".";
-  if (!report_only.empty())
-    rule += " Timed but report only (neither win nor lose): " + report_only + ".";
-  return rule;
-}
-
 }  // namespace
 
 AgentRequest build_propose_request(const ContextInput& in) {
@@ -348,7 +298,8 @@ AgentRequest build_propose_request(const ContextInput& in) {
                        std::to_string(in.iteration) + " of " + std::to_string(in.max_iterations) +
                        ".\n";
   header += "Tolerance: atol " + format_number(k.tolerance.atol) + ", rtol " +
-            format_number(k.tolerance.rtol) + ".\n" + acceptance_rule(in) + "\n";
+            format_number(k.tolerance.rtol) + ".\n" +
+            acceptance_rule(policy_of(in), in.best_timing) + "\n";
   if (!impl.tunables.empty()) {
     header += "Tunables (-D values):";
     for (const Tunable& t : impl.tunables) {

@@ -119,16 +119,17 @@ Classification classify(const ProfileData& p) {
       auto dram_bytes = p.get(metric::kDramBytes);
       const bool traffic_as_declared =
           dram_bytes && p.bytes_moved > 0 && *dram_bytes <= kTrafficSlack * double(p.bytes_moved);
-      bool width_ambiguous = false;
-      auto poor_side = [&](std::optional<double> used, std::optional<double> spr) {
-        if (used) return *used < kPoorCoalescingPct;
-        if (!spr || *spr <= kNarrowSectorsPerRequest) return false;
-        if (*spr > kWidestSectorsPerRequest || !traffic_as_declared) return true;
-        width_ambiguous = true;
-        return false;
+      enum class Side { kCoalesced, kPoor, kWidthAmbiguous };
+      auto side = [&](std::optional<double> used, std::optional<double> spr) {
+        if (used) return *used < kPoorCoalescingPct ? Side::kPoor : Side::kCoalesced;
+        if (!spr || *spr <= kNarrowSectorsPerRequest) return Side::kCoalesced;
+        if (*spr > kWidestSectorsPerRequest || !traffic_as_declared) return Side::kPoor;
+        return Side::kWidthAmbiguous;
       };
-      bool poor = poor_side(ld, ld_spr);
-      poor = poor_side(st, st_spr) || poor;
+      const Side loads = side(ld, ld_spr), stores = side(st, st_spr);
+      const bool poor = loads == Side::kPoor || stores == Side::kPoor;
+      const bool width_ambiguous =
+          loads == Side::kWidthAmbiguous || stores == Side::kWidthAmbiguous;
       std::string base = "Memory throughput is " + pct(mem) + " of peak (DRAM " + pct(dram) +
                          ", SM " + pct(sm) + ")";
       if (auto of = bandwidth_of_ceiling(p))

@@ -14,16 +14,36 @@ namespace candle_ab {
 // looks up the symbol cuda.h declares.
 #define CANDLE_AB_STR(x) #x
 #define CANDLE_AB_XSTR(x) CANDLE_AB_STR(x)
-#define CANDLE_AB_DRIVER(X)                                                                     \
-  X(cuInit)                                                                                     \
-  X(cuDeviceGet)                                                                                \
-  X(cuDeviceGetName)                                                                            \
-  X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuDevicePrimaryCtxRelease)                   \
-      X(cuDevicePrimaryCtxReset) X(cuGetErrorString) X(cuModuleLoadData) X(cuModuleGetFunction) \
-          X(cuModuleUnload) X(cuLaunchKernel) X(cuMemsetD8) X(cuMemsetD32Async)                 \
-              X(cuCtxSynchronize) X(cuMemcpyDtoH) X(cuMemcpyHtoD) X(cuMemAlloc) X(cuMemFree)    \
-                  X(cuStreamCreate) X(cuStreamSynchronize) X(cuStreamDestroy) X(cuEventCreate)  \
-                      X(cuEventRecord) X(cuEventElapsedTime) X(cuEventDestroy)
+// One entry per line; clang-format reflows a long X-macro differently on every run.
+// clang-format off
+#define CANDLE_AB_DRIVER(X) \
+  X(cuInit)                    \
+  X(cuDeviceGet)               \
+  X(cuDeviceGetName)           \
+  X(cuDevicePrimaryCtxRetain)  \
+  X(cuCtxSetCurrent)           \
+  X(cuDevicePrimaryCtxRelease) \
+  X(cuDevicePrimaryCtxReset)   \
+  X(cuGetErrorString)          \
+  X(cuModuleLoadData)          \
+  X(cuModuleGetFunction)       \
+  X(cuModuleUnload)            \
+  X(cuLaunchKernel)            \
+  X(cuMemsetD8)                \
+  X(cuMemsetD32Async)          \
+  X(cuCtxSynchronize)          \
+  X(cuMemcpyDtoH)              \
+  X(cuMemcpyHtoD)              \
+  X(cuMemAlloc)                \
+  X(cuMemFree)                 \
+  X(cuStreamCreate)            \
+  X(cuStreamSynchronize)       \
+  X(cuStreamDestroy)           \
+  X(cuEventCreate)             \
+  X(cuEventRecord)             \
+  X(cuEventElapsedTime)        \
+  X(cuEventDestroy)
+// clang-format on
 
 struct Driver {
 #define CANDLE_AB_MEMBER(fn) decltype(&::fn) fn = nullptr;

@@ -9,7 +9,10 @@
 # BUNDLE_DIR is bench/gpu/bundle.sh's: bin/kgate, lib/, candle/ (the harness
 # and its cubins, build_harness.sh) and src/bench/candle. Environment: BUDGET
 # (kgate's timing seconds per kernel-shape, default 0.25), SECONDS_PER_SHAPE (the
-# harness's, default 0.15), CASES (default: all, by id).
+# harness's, default 0.15), CASES (default: all, by id), SETTLE_US (the harness's
+# --settle-us: the pause between its L2 flush and each timed launch), SPACER (its
+# --spacer: 1 launches an empty kernel between the flush and each timed launch), HARNESS_TIMEOUT
+# (seconds per case, default 300).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 BUNDLE=$(cd "${1:?usage: run_gpu.sh BUNDLE_DIR OUT}" && pwd)
@@ -70,11 +73,16 @@ cubins="$BUNDLE/candle"
 if [ -f "$cubins/cubins.tar.xz" ] && [ ! -d "$cubins/cubins" ]; then
   mkdir -p "$work/harness" && tar -xJf "$cubins/cubins.tar.xz" -C "$work/harness" && cubins="$work/harness"
 fi
+# Each case's rows land in OUT as they are measured, so a run cut short keeps what it timed.
 for id in $cases; do
-  "$BUNDLE/candle/candle_ab" "$HERE/harness/spec.txt" "$cubins/cubins" "$work/harness-$id.tsv" \
-    --case "$id" --seconds "${SECONDS_PER_SHAPE:-0.15}" > /dev/null 2> "$OUT/harness-$id.log"
+  timeout "${HARNESS_TIMEOUT:-300}" "$BUNDLE/candle/candle_ab" "$HERE/harness/spec.txt" \
+    "$cubins/cubins" "$OUT/harness-$id.tsv" --case "$id" --seconds "${SECONDS_PER_SHAPE:-0.15}" \
+    ${SETTLE_US:+--settle-us "$SETTLE_US"} ${SPACER:+--spacer "$SPACER"} > /dev/null \
+    2> "$OUT/harness-$id.log"
+  echo "run_gpu: harness $id: exit $? ($(( $(date +%s) - start )) s)" >&2
 done
-{ head -1 "$(ls "$work"/harness-*.tsv | head -1)"; for f in "$work"/harness-*.tsv; do tail -n +2 "$f"; done; } \
+first=$(for f in "$OUT"/harness-*.tsv; do [ -s "$f" ] && echo "$f" && break; done)
+{ [ -n "$first" ] && head -1 "$first"; for f in "$OUT"/harness-*.tsv; do tail -n +2 "$f"; done; } \
   > "$OUT/harness.tsv"
 python3 "$HERE/verdict_table.py" "$HERE/cases.json" "$OUT" > "$TOP/candle_verdicts.md"
 tar -czf "$TOP/candle_reports.tar.gz" -C "$TOP" candle

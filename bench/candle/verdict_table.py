@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The candle cases' table: per case, kernel and shape, what cases.json expects,
 kgate gate's verdict and head/base estimate (OUT/<case>-<kernel>.json, .exit,
-.log from run_gpu.sh) beside the independent harness's head/base ratio of
-medians and each side's status (OUT/harness.tsv), and whether the verdict is
+.log from run_gpu.sh) beside the independent harness's head/base ratio (of
+the kernels' own durations, 10% trimmed means, where it recorded them; else of
+its events' medians) and each side's status (OUT/harness.tsv), and whether the verdict is
 the expected one and the two magnitudes agree within 2 points (|kgate's
 estimate - the harness's ratio| <= 0.02, on shapes both timed).
 

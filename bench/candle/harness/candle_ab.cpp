@@ -4,7 +4,8 @@
 // one process and launched on the same input buffers as candle's launchers of
 // each revision launch them (families.h), interleaved, with CUDA events.
 //
-//   candle_ab SPEC CUBIN_DIR OUT.tsv [--case ID] [--seconds S]
+//   candle_ab SPEC CUBIN_DIR OUT.tsv [--case ID] [--kernel NAME] [--seconds S]
+//             [--settle-us N] [--spacer 0|1] [--flush-mb N]
 //
 // For every shape: each side is checked once (its output against a host
 // check in double on sampled elements, and 4 KiB past the output's end for
@@ -12,11 +13,16 @@
 // launch per side in alternating order, each launch behind a 128 MiB memset
 // that evicts the 50 MiB L2 (and keeps the launch queued behind work, so the
 // host's launch latency is not timed), until both sides have >= 50 samples and
-// S seconds (default 0.25) have passed, or 400 rounds. The line per shape:
+// S seconds (default 0.25) have passed, or 400 rounds. With --settle-us N the
+// launch waits (cuStreamWaitValue32 on a host flag) until N microseconds after
+// the memset finished: the memset leaves L2 full of dirty lines, and without a
+// pause their write-back overlaps the timed kernel. The line per shape:
 // medians, head/base with a bootstrap 99% interval, the same from the kernels'
 // own GPU durations (CUPTI activity records, ../../harness_clock: the events'
 // fixed cost dilutes a few-microsecond kernel's ratio), each side's status and
-// whether the two outputs agree.
+// whether the two outputs agree. The durations' columns are 10% trimmed means,
+// not medians: the records tick in 32 ns, a median of them sits on a tick, and
+// on a 1.5 us kernel one tick is 2% of the ratio.
 #include <cuda.h>
 
 #include "kernel_clock.h"
@@ -27,6 +33,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -116,15 +123,25 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// 99% interval of median(head) / median(base), resampling each side.
+// The mean of what is left after the lowest and the highest 10%.
+double trimmed_mean(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t cut = v.size() / 10;
+  double sum = 0;
+  for (size_t i = cut; i < v.size() - cut; ++i) sum += v[i];
+  return sum / double(v.size() - 2 * cut);
+}
+
+// 99% interval of centre(head) / centre(base), resampling each side.
+template <typename Centre>
 std::pair<double, double> bootstrap(const std::vector<double>& base,
-                                    const std::vector<double>& head) {
+                                    const std::vector<double>& head, Centre centre) {
   std::mt19937_64 rng(12345);
   std::vector<double> ratios, b(base.size()), h(head.size());
   for (int r = 0; r < 2000; ++r) {
     for (auto& x : b) x = base[rng() % base.size()];
     for (auto& x : h) x = head[rng() % head.size()];
-    ratios.push_back(median(h) / median(b));
+    ratios.push_back(centre(h) / centre(b));
   }
   std::sort(ratios.begin(), ratios.end());
   return {ratios[size_t(0.005 * ratios.size())], ratios[size_t(0.995 * ratios.size()) - 1]};
@@ -132,7 +149,7 @@ std::pair<double, double> bootstrap(const std::vector<double>& base,
 
 constexpr size_t kGuard = 4096;
 constexpr uint8_t kGuardByte = 0xA5, kPoison = 0xFF;
-constexpr size_t kFlushBytes = size_t(128) << 20;
+constexpr size_t kFlushBytes = size_t(128) << 20;  // the default; --flush-mb sets it
 
 struct Loaded {
   CUmodule module = nullptr;
@@ -226,9 +243,76 @@ harness_clock::KernelClock& kernel_clock() {
   return *clock;
 }
 
+// What time_sides is told: how long to time, and how long a launch waits after the flush.
+struct TimingPlan {
+  double seconds = 0.25;
+  int settle_us = 0;
+  size_t flush_bytes = kFlushBytes;  // 0: no flush
+  bool spacer = false;               // an empty kernel between the flush and the timed launch
+  CUfunction spacer_fn = nullptr;
+};
+
+// An empty kernel of the harness's own, JIT-compiled by the driver from PTX, in the
+// current context (each kernel of the spec gets a fresh one).
+CUfunction load_spacer_kernel() {
+  static const char kPtx[] =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry candle_ab_spacer()\n{\n\tret;\n}\n";
+  CUmodule m;
+  ck(driver().cuModuleLoadData(&m, kPtx), "spacer module");
+  CUfunction f;
+  ck(driver().cuModuleGetFunction(&f, m, "candle_ab_spacer"), "spacer kernel");
+  return f;
+}
+
+// A word of host memory the GPU can read: the stream waits on it (cuStreamWaitValue32)
+// and the host writes it when the launch may start.
+class HostFlag {
+ public:
+  HostFlag() {
+    void* p = nullptr;
+    ck(driver().cuMemHostAlloc(&p, sizeof(uint32_t), CU_MEMHOSTALLOC_DEVICEMAP), "host flag");
+    word_ = static_cast<volatile uint32_t*>(p);
+    *word_ = 0;
+    ck(driver().cuMemHostGetDevicePointer(&device_, p, 0), "host flag's device address");
+  }
+  ~HostFlag() { driver().cuMemFreeHost(const_cast<uint32_t*>(word_)); }
+  HostFlag(const HostFlag&) = delete;
+  HostFlag& operator=(const HostFlag&) = delete;
+  // Queues a wait for the next value; release() writes it.
+  void hold(CUstream stream) {
+    ck(driver().cuStreamWaitValue32(stream, device_, ++value_, CU_STREAM_WAIT_VALUE_GEQ),
+       "cuStreamWaitValue32");
+  }
+  void release() { __atomic_store_n(const_cast<uint32_t*>(word_), value_, __ATOMIC_SEQ_CST); }
+
+ private:
+  volatile uint32_t* word_ = nullptr;
+  CUdeviceptr device_ = 0;
+  uint32_t value_ = 0;
+};
+
+// Returns once `flushed` completed and then `settle_us` more microseconds passed.
+void settle_after(CUevent flushed, int settle_us) {
+  CUresult r;
+  while ((r = driver().cuEventQuery(flushed)) == CUDA_ERROR_NOT_READY) {
+  }
+  ck(r, "cuEventQuery");
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(settle_us);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, const Launch& lh,
-                  CUdeviceptr flush, CUstream stream, double seconds) {
+                  CUdeviceptr flush, CUstream stream, const TimingPlan& plan) {
   Timing t;
+  const bool settle = plan.settle_us > 0;
+  std::unique_ptr<HostFlag> flag;
+  CUevent flushed = nullptr;
+  if (settle) {
+    flag = std::make_unique<HostFlag>();
+    ck(driver().cuEventCreate(&flushed, CU_EVENT_DEFAULT), "cuEventCreate");
+  }
   for (int w = 0; w < 3; ++w) {
     launch(base, lb, stream);
     launch(head, lh, stream);
@@ -245,12 +329,25 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
       const bool base_first = (round + i) % 2 == 0;
       for (int k = 0; k < 2; ++k) {
         const bool is_base = (k == 0) == base_first;
-        ck(driver().cuMemsetD32Async(flush, uint32_t(round + i), kFlushBytes / 4, stream), "flush");
+        if (plan.flush_bytes)
+          ck(driver().cuMemsetD32Async(flush, uint32_t(round + i), plan.flush_bytes / 4, stream),
+             "flush");
+        if (settle) {
+          ck(driver().cuEventRecord(flushed, stream), "record");
+          flag->hold(stream);
+        }
+        if (plan.spacer_fn)
+          ck(driver().cuLaunchKernel(plan.spacer_fn, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr),
+             "spacer");
         const int slot = 4 * i + (is_base ? 0 : 2);
         ck(driver().cuEventRecord(ev[slot], stream), "record");
         order.push_back(is_base);
         launch(is_base ? base : head, is_base ? lb : lh, stream);
         ck(driver().cuEventRecord(ev[slot + 1], stream), "record");
+        if (settle) {
+          settle_after(flushed, plan.settle_us);
+          flag->release();
+        }
       }
     }
     ck(driver().cuStreamSynchronize(stream), "timing");
@@ -263,9 +360,10 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
     }
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (t.base.size() >= 50 && elapsed >= seconds) break;
+    if (t.base.size() >= 50 && elapsed >= plan.seconds) break;
   }
   for (auto& e : ev) driver().cuEventDestroy(e);
+  if (flushed) driver().cuEventDestroy(flushed);
   const std::vector<double> d =
       harness_clock::durations_of(kernel_clock().take(), {base.symbol, head.symbol});
   if (d.size() == order.size())
@@ -278,13 +376,14 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
 }
 
 void run_kernel(const KernelSpec& k, const std::string& case_id, const std::string& cubin_dir,
-                double seconds, std::FILE* out) {
+                TimingPlan plan, std::FILE* out) {
+  if (plan.spacer) plan.spacer_fn = load_spacer_kernel();
   auto fam = make_family(k.family, k.dtype);
   Loaded base = load(cubin_dir, k.base), head = load(cubin_dir, k.head);
   CUstream stream;
   ck(driver().cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   CUdeviceptr flush;
-  ck(driver().cuMemAlloc(&flush, kFlushBytes), "flush buffer");
+  ck(driver().cuMemAlloc(&flush, std::max<size_t>(plan.flush_bytes, 4)), "flush buffer");
   uint64_t seed = 1;
   for (const Shape& s : k.shapes) {
     Problem p = fam->make(s, seed++);
@@ -304,15 +403,15 @@ void run_kernel(const KernelSpec& k, const std::string& case_id, const std::stri
     char buf[256];
     if (s.timed && runs_b && runs_h) {
       Timing t = time_sides(base, fam->launch(k.base.variant, s, p, dev_out), head,
-                            fam->launch(k.head.variant, s, p, dev_out), flush, stream, seconds);
+                            fam->launch(k.head.variant, s, p, dev_out), flush, stream, plan);
       const double mb = median(t.base), mh = median(t.head);
-      auto [lo, hi] = bootstrap(t.base, t.head);
+      auto [lo, hi] = bootstrap(t.base, t.head, median);
       std::snprintf(buf, sizeof buf, "\t%.3f\t%.3f\t%.4f\t%.4f\t%.4f\t%zu", mb * 1e6, mh * 1e6,
                     mh / mb, lo, hi, t.base.size());
       line += buf;
       if (!t.base_kernel.empty() && !t.head_kernel.empty()) {
-        const double kb = median(t.base_kernel), kh = median(t.head_kernel);
-        auto [klo, khi] = bootstrap(t.base_kernel, t.head_kernel);
+        const double kb = trimmed_mean(t.base_kernel), kh = trimmed_mean(t.head_kernel);
+        auto [klo, khi] = bootstrap(t.base_kernel, t.head_kernel, trimmed_mean);
         std::snprintf(buf, sizeof buf, "\t%.3f\t%.3f\t%.4f\t%.4f\t%.4f", kb * 1e6, kh * 1e6,
                       kh / kb, klo, khi);
         line += buf;
@@ -391,15 +490,36 @@ int main(int argc, char** argv) {
   }
   if (argc < 4) {
     std::fprintf(stderr,
-                 "usage: candle_ab SPEC CUBIN_DIR OUT.tsv [--case ID] [--seconds S]\n"
+                 "usage: candle_ab SPEC CUBIN_DIR OUT.tsv [--case ID] [--kernel NAME]\n"
+                 "                 [--seconds S] [--settle-us N] [--spacer 0|1]\n"
+                 "                 [--flush-mb N]\n"
                  "       candle_ab --describe SPEC\n");
     return 2;
   }
-  std::string only;
-  double seconds = 0.25;
-  for (int i = 4; i + 1 < argc; i += 2) {
-    if (std::string(argv[i]) == "--case") only = argv[i + 1];
-    if (std::string(argv[i]) == "--seconds") seconds = std::atof(argv[i + 1]);
+  std::string only, only_kernel;
+  TimingPlan plan;
+  for (int i = 4; i < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "candle_ab: %s needs a value\n", flag.c_str());
+      return 2;
+    }
+    if (flag == "--case")
+      only = argv[i + 1];
+    else if (flag == "--kernel")
+      only_kernel = argv[i + 1];
+    else if (flag == "--seconds")
+      plan.seconds = std::atof(argv[i + 1]);
+    else if (flag == "--settle-us")
+      plan.settle_us = std::atoi(argv[i + 1]);
+    else if (flag == "--flush-mb")
+      plan.flush_bytes = size_t(std::atoi(argv[i + 1])) << 20;
+    else if (flag == "--spacer")
+      plan.spacer = std::string(argv[i + 1]) == "1";
+    else {
+      std::fprintf(stderr, "candle_ab: unknown option %s\n", flag.c_str());
+      return 2;
+    }
   }
   try {
     auto cases = read_spec(argv[1]);
@@ -409,6 +529,7 @@ int main(int argc, char** argv) {
                  "case\tkernel\tshape\tbase_us\thead_us\tratio\tci_lo\tci_hi\tsamples\t"
                  "base_kernel_us\thead_kernel_us\tkernel_ratio\tkernel_ci_lo\tkernel_ci_hi\t"
                  "base_status\thead_status\tagree\n");
+    std::fflush(out);  // a run cut short still leaves a file that names its columns
     if (std::string why = driver().load(); !why.empty()) throw std::runtime_error(why);
     if (std::string why = kernel_clock().start(); !why.empty())
       std::fprintf(stderr, "kernel durations not recorded (%s): event timing only\n", why.c_str());
@@ -421,13 +542,14 @@ int main(int argc, char** argv) {
     for (const CaseSpec& c : cases) {
       if (!only.empty() && c.id != only) continue;
       for (const KernelSpec& k : c.kernels) {
+        if (!only_kernel.empty() && k.name != only_kernel) continue;
         // The primary context, reset after each kernel: a side that faults cannot take the
         // next kernel with it.
         CUcontext ctx;
         ck(driver().cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
         ck(driver().cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
         try {
-          run_kernel(k, c.id, argv[2], seconds, out);
+          run_kernel(k, c.id, argv[2], plan, out);
         } catch (const std::exception& e) {
           std::fprintf(out, "%s\t%s\t*\t-\t-\t-\t-\t-\t0\t-\t-\t-\t-\t-\terror: %s\terror\t-\n",
                        c.id.c_str(), k.name.c_str(), e.what());

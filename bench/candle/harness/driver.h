@@ -42,7 +42,12 @@ namespace candle_ab {
   X(cuEventCreate)             \
   X(cuEventRecord)             \
   X(cuEventElapsedTime)        \
-  X(cuEventDestroy)
+  X(cuEventQuery)              \
+  X(cuEventDestroy)            \
+  X(cuMemHostAlloc)            \
+  X(cuMemHostGetDevicePointer) \
+  X(cuMemFreeHost)             \
+  X(cuStreamWaitValue32)
 // clang-format on
 
 struct Driver {

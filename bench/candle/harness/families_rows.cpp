@@ -149,8 +149,10 @@ class Rope : public Family {
       const size_t ic = (unbatched(s) ? bi * t * d / 2 : 0) + ti * (d / 2) + j;
       const double x1 = elem_value(Elem::kBF16, x, i1), x2 = elem_value(Elem::kBF16, x, i2);
       const double c = elem_value(Elem::kBF16, co, ic), sn = elem_value(Elem::kBF16, si, ic);
-      // Two products and a sum, each rounded to bf16: 3 * 2^-9 of |x1| + |x2| at most.
-      const double bound = 1.5 * 0x1.0p-8 * (std::fabs(x1) + std::fabs(x2)) + 1e-6;
+      // Two products and a difference, each rounded to bf16 (8 significant bits: a relative
+      // error of 2^-8 at most): the products' errors add up to 2^-8 of |x1| + |x2|, the
+      // difference's to 2^-8 of |w| <= |x1| + |x2|.
+      const double bound = 2.01 * 0x1.0p-8 * (std::fabs(x1) + std::fabs(x2)) + 1e-6;
       const double w1 = x1 * c - x2 * sn, w2 = x1 * sn + x2 * c;
       const double g1 = elem_value(Elem::kBF16, out, i1), g2 = elem_value(Elem::kBF16, out, i2);
       if (!(std::fabs(g1 - w1) <= bound)) return row_mismatch(i1 / d, i1 % d, g1, w1);

@@ -55,8 +55,9 @@ bool breaks_policy(Verdict verdict, const RatioInterval& interval, const GatePol
 double interim_confidence(const GatePolicy& policy);
 
 // True when the samples so far already decide: the interim interval shows a
-// change beyond the resolution, or pins the ratio within +-resolution, or
-// pins the change of the median within +-min_change_s.
+// change beyond the resolution and its size within +-2 resolutions, or pins
+// the ratio within +-resolution, or pins the change of the median within
+// +-min_change_s.
 bool decided_early(const std::vector<double>& head, const std::vector<double>& base,
                    const GatePolicy& policy);
 

@@ -132,7 +132,7 @@ class UnarySilu : public Family {
     return check_map(layout_of(s), p.in("inp"), e_, e_, out, atol(), rtol(),
                      [](double x) { return x / (1 + std::exp(-x)); });
   }
-  // bf16: exp, add and division each rounded to bf16, and the input: 4 roundings of 2^-9.
+  // bf16: exp, add and division each rounded to bf16, and the input: 4 roundings of 2^-8.
   double atol() const override { return e_ == Elem::kBF16 ? 1e-3 : 1e-6; }
   double rtol() const override { return e_ == Elem::kBF16 ? 1.6e-2 : 1e-5; }
 

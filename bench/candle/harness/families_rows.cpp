@@ -81,7 +81,7 @@ class Norm : public Family {
     }
     return "";
   }
-  // bf16 output: one rounding (2^-9 relative) of a float result; float: the f32 sums.
+  // bf16 output: one rounding (2^-8 relative) of a float result; float: the f32 sums.
   double atol() const override { return e_ == Elem::kBF16 ? 2e-3 : 1e-5; }
   double rtol() const override { return e_ == Elem::kBF16 ? 8e-3 : 1e-4; }
 

@@ -118,6 +118,14 @@ GatePolicy test_policy(double confidence) {
   return p;
 }
 
+// The adaptive tests' policy: 99% confidence and the default 1% resolution, which sets
+// both what counts as a change and how finely a change is sized before sampling stops.
+GatePolicy adaptive_policy() {
+  GatePolicy p = test_policy(0.99);
+  p.resolution = 0.01;
+  return p;
+}
+
 // With adaptive stopping (interim looks), A/A false alarms stay at or under
 // the nominal level: peeking must not buy false alarms.
 TEST(AdaptiveGate, FalseAlarmRateOnEqualDistributionsIsAtMostNominal) {
@@ -140,8 +148,7 @@ TEST(AdaptiveGate, FalseAlarmRateOnEqualDistributionsIsAtMostNominal) {
 // an estimate near the truth.
 TEST(AdaptiveGate, FindsKnownShifts) {
   const int trials = 200;
-  GatePolicy policy = test_policy(0.99);
-  policy.resolution = 0.01;
+  GatePolicy policy = adaptive_policy();
   for (NoiseShape shape : kShapes) {
     for (double shift : {0.05, -0.05}) {
       int found = 0;
@@ -160,8 +167,7 @@ TEST(AdaptiveGate, FindsKnownShifts) {
 TEST(AdaptiveGate, StopsEarlyOnceAChangeIsSizedAndRunsAsLongOnSmallOnes) {
   // On 2% noise a 2x change is sized to +-2% within a few dozen pairs; a 2% change, which
   // must also be told from none, takes at least as many.
-  GatePolicy policy = test_policy(0.99);
-  policy.resolution = 0.01;
+  GatePolicy policy = adaptive_policy();
   SimulatedGate big =
       simulate_gate({NoiseShape::kLognormal, 20e-6, 0.02}, 2.0, 3, policy, 20, 2000);
   EXPECT_EQ(big.verdict, Verdict::kSlower);
@@ -179,8 +185,7 @@ TEST(AdaptiveGate, StopsEarlyOnceAChangeIsSizedAndRunsAsLongOnSmallOnes) {
 TEST(AdaptiveGate, AChangeStopsOnlyOnceItsSizeIsKnown) {
   // A 13% slowdown of a short kernel with 6% noise shows after a few dozen pairs, with an
   // interval several points wide; the report's size must be good to +-2 points.
-  GatePolicy policy = test_policy(0.99);
-  policy.resolution = 0.01;
+  GatePolicy policy = adaptive_policy();
   SimulatedGate g =
       simulate_gate({NoiseShape::kLognormal, 1.5e-6, 0.06}, 1.13, 7, policy, 20, 5000);
   EXPECT_EQ(g.verdict, Verdict::kSlower);

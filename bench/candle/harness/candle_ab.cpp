@@ -13,10 +13,11 @@
 // launch per side in alternating order, each launch behind a 128 MiB memset
 // that evicts the 50 MiB L2 (and keeps the launch queued behind work, so the
 // host's launch latency is not timed), until both sides have >= 50 samples and
-// S seconds (default 0.25) have passed, or 400 rounds. With --settle-us N the
-// launch waits (cuStreamWaitValue32 on a host flag) until N microseconds after
-// the memset finished: the memset leaves L2 full of dirty lines, and without a
-// pause their write-back overlaps the timed kernel. The line per shape:
+// S seconds (default 0.25) have passed, or 400 rounds. --settle-us N holds each
+// launch (cuStreamWaitValue32 on a host flag) until N microseconds after its
+// memset finished, --spacer 1 puts an empty kernel between them, --flush-mb sets
+// the memset's size: experiments on what precedes the timed kernel (the first
+// two changed no ratio on the H200; ../README.md). The line per shape:
 // medians, head/base with a bootstrap 99% interval, the same from the kernels'
 // own GPU durations (CUPTI activity records, ../../harness_clock: the events'
 // fixed cost dilutes a few-microsecond kernel's ratio), each side's status and

@@ -138,7 +138,7 @@ HttpExchange send_with_retry(HttpRequest request, const RetryPolicy& policy,
   HttpExchange exchange;
   for (int attempt = 1;; ++attempt) {
     const double left = left_s();
-    if (left < 1e-3) {  // under a millisecond: no request can be answered
+    if (left < kShortestRequestS) {
       if (exchange.attempts == 0)
         exchange.response = Error::infrastructure(
             redact(request.method + " " + request.url + ": no time left for the request (" +

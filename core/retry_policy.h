@@ -26,6 +26,10 @@
 
 namespace kgate {
 
+// Under this much time left no request can be answered: send_with_retry sends
+// none, and a caller's budget with less left counts as used.
+constexpr double kShortestRequestS = 1e-3;
+
 struct RetryPolicy {
   int max_attempts = 5;       // in total, the first included
   double base_delay_s = 1.0;  // backoff: base, 2*base, 4*base, ... each times a jitter factor

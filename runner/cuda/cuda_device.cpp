@@ -322,7 +322,8 @@ Status CudaDevice::launch(LoadedKernel& kernel, const LaunchDims& dims,
 Result<TimedSample> CudaDevice::time_function(CUfunction function, const LaunchDims& dims,
                                               const std::vector<ArgSlot>& args) {
   // The kernels this sample launches, in order: the wait kernel, the timed
-  // one, the clock kernel (kernel_timestamps.h).
+  // one, the clock kernel (kernel_timestamps.h); the L2 flush (a memset, no
+  // kernel record) runs between the first two.
   bool kernel_clock = options_.kernel_clock && kernel_clock_error_.empty();
   if (kernel_clock) {
     if (Status s = KernelTimestamps::instance().begin(); !s.ok()) {
@@ -330,14 +331,13 @@ Result<TimedSample> CudaDevice::time_function(CUfunction function, const LaunchD
       kernel_clock = false;
     }
   }
-  if (options_.flush_l2)
-    KGATE_RETURN_IF_ERROR(
-        check(c_->cuMemsetD32Async(scratch_, ++flush_value_, scratch_words_, stream_),
-              "cuMemsetD32Async (L2 flush)"));
   if (options_.hide_launch) {
-    // The GPU holds at the wait kernel while the host queues the events and
-    // the launch; released, it runs them back to back, so the host's launch
-    // latency falls outside the events.
+    // The GPU holds at the wait kernel while the host queues the flush, the
+    // events and the launch; released, it runs them back to back, so neither
+    // the host's launch latency nor its CUPTI bookkeeping (hundreds of
+    // microseconds after a flush of the records) separates the flush from the
+    // kernel. A kernel that met L2 that long after the flush ran up to 16%
+    // faster than one right behind it (docs/cuda-backend.md, "Timing").
     host_words_[0] = 0;
     host_words_[1] = 0;
     uint64_t flag = host_words_device_, timeout = kWaitTimeoutNs,
@@ -351,7 +351,11 @@ Result<TimedSample> CudaDevice::time_function(CUfunction function, const LaunchD
     if (options_.hide_launch)
       __atomic_store_n(const_cast<uint32_t*>(&host_words_[0]), 1u, __ATOMIC_SEQ_CST);
   };
-  Status queued = check(c_->cuEventRecord(start_, stream_), "cuEventRecord");
+  Status queued;
+  if (options_.flush_l2)
+    queued = check(c_->cuMemsetD32Async(scratch_, ++flush_value_, scratch_words_, stream_),
+                   "cuMemsetD32Async (L2 flush)");
+  if (queued.ok()) queued = check(c_->cuEventRecord(start_, stream_), "cuEventRecord");
   if (queued.ok()) queued = launch_async(function, dims, args);
   if (queued.ok()) queued = check(c_->cuEventRecord(stop_, stream_), "cuEventRecord");
   release();

@@ -5,7 +5,8 @@
 // each revision launch them (families.h), interleaved, with CUDA events.
 //
 //   candle_ab SPEC CUBIN_DIR OUT.tsv [--case ID] [--kernel NAME] [--seconds S]
-//             [--settle-us N] [--spacer 0|1] [--flush-mb N]
+//             [--copies N] [--settle-us N] [--spacer 0|1] [--flush-mb N]
+//             [--sync-each 0|1] [--gap-us N] [--wait-kernel 0|1] [--cupti-each 0|1]
 //
 // For every shape: each side is checked once (its output against a host
 // check in double on sampled elements, and 4 KiB past the output's end for
@@ -13,11 +14,20 @@
 // launch per side in alternating order, each launch behind a 128 MiB memset
 // that evicts the 50 MiB L2 (and keeps the launch queued behind work, so the
 // host's launch latency is not timed), until both sides have >= 50 samples and
-// S seconds (default 0.25) have passed, or 400 rounds. --settle-us N holds each
+// S seconds (default 0.25) have passed, or 400 rounds. Round r uses set r % N
+// of the input and output buffers (both sides the same set); by default N is
+// kgate's (runner/timing_loop.cpp): as many as fit twice the L2, plus one, at
+// most 4. A one-warp rmsnorm row timed 11% faster over 4 sets than on one
+// (../README.md): where a small kernel's inputs lie in memory moves it.
+//
+// The other options are experiments on what precedes the timed kernel
+// (../README.md says what each showed on the H200): --settle-us N holds each
 // launch (cuStreamWaitValue32 on a host flag) until N microseconds after its
 // memset finished, --spacer 1 puts an empty kernel between them, --flush-mb sets
-// the memset's size: experiments on what precedes the timed kernel (the first
-// two changed no ratio on the H200; ../README.md). The line per shape:
+// the memset's size, --sync-each 1 waits for every sample (then --gap-us N more
+// microseconds), --wait-kernel 1 holds each sample behind a spinning kernel, and
+// --cupti-each 1 (with --sync-each 1) flushes CUPTI's records after every sample
+// as kgate did before it queued its flush behind its wait kernel. The line per shape:
 // medians, head/base with a bootstrap 99% interval, the same from the kernels'
 // own GPU durations (CUPTI activity records, ../../harness_clock: the events'
 // fixed cost dilutes a few-microsecond kernel's ratio), each side's status and
@@ -251,19 +261,46 @@ struct TimingPlan {
   size_t flush_bytes = kFlushBytes;  // 0: no flush
   bool spacer = false;               // an empty kernel between the flush and the timed launch
   CUfunction spacer_fn = nullptr;
+  bool sync_each = false;    // wait for each timed launch before queuing the next flush
+  bool wait_kernel = false;  // hold each timed launch behind a kernel spinning on a host flag
+  CUfunction wait_fn = nullptr;
+  // Sets of input and output buffers, used round by round in turn (both sides on the same
+  // set in a round); 0: kgate's rule, as many as fit twice the L2 plus one, at most 4.
+  int copies = 0;
+  int gap_us = 0;  // with sync_each: the host waits this long after each timed launch finished
+  bool cupti_each = false;  // with sync_each: CUPTI's records flushed after each sample
+  size_t l2_bytes = 0;      // the device's, for the number of copies
 };
 
-// An empty kernel of the harness's own, JIT-compiled by the driver from PTX, in the
+// A kernel of the harness's own, JIT-compiled by the driver from PTX, in the
 // current context (each kernel of the spec gets a fresh one).
-CUfunction load_spacer_kernel() {
-  static const char kPtx[] =
-      ".version 8.0\n.target sm_90\n.address_size 64\n"
-      ".visible .entry candle_ab_spacer()\n{\n\tret;\n}\n";
+CUfunction load_ptx_kernel(const char* ptx, const char* entry) {
   CUmodule m;
-  ck(driver().cuModuleLoadData(&m, kPtx), "spacer module");
+  ck(driver().cuModuleLoadData(&m, ptx), entry);
   CUfunction f;
-  ck(driver().cuModuleGetFunction(&f, m, "candle_ab_spacer"), "spacer kernel");
+  ck(driver().cuModuleGetFunction(&f, m, entry), entry);
   return f;
+}
+
+// An empty kernel.
+CUfunction load_spacer_kernel() {
+  return load_ptx_kernel(
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry candle_ab_spacer()\n{\n\tret;\n}\n",
+      "candle_ab_spacer");
+}
+
+// One thread spinning until a word of host memory reaches `value`: the launch
+// queued behind it starts as soon as the host writes the word.
+CUfunction load_wait_kernel() {
+  return load_ptx_kernel(
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry candle_ab_wait(.param .u64 flag, .param .u32 value)\n{\n"
+      "\t.reg .u64 %rd<2>;\n\t.reg .u32 %r<3>;\n\t.reg .pred %p<2>;\n"
+      "\tld.param.u64 %rd0, [flag];\n\tld.param.u32 %r1, [value];\n"
+      "SPIN:\n\tld.volatile.global.u32 %r0, [%rd0];\n"
+      "\tsetp.lt.u32 %p0, %r0, %r1;\n\t@%p0 bra SPIN;\n\tret;\n}\n",
+      "candle_ab_wait");
 }
 
 // A word of host memory the GPU can read: the stream waits on it (cuStreamWaitValue32)
@@ -286,6 +323,14 @@ class HostFlag {
        "cuStreamWaitValue32");
   }
   void release() { __atomic_store_n(const_cast<uint32_t*>(word_), value_, __ATOMIC_SEQ_CST); }
+  // Queues the wait kernel for the next value instead of a stream wait.
+  void hold_with_kernel(CUfunction wait_fn, CUstream stream) {
+    uint64_t address = device_;
+    uint32_t value = ++value_;
+    void* params[] = {&address, &value};
+    ck(driver().cuLaunchKernel(wait_fn, 1, 1, 1, 1, 1, 1, 0, stream, params, nullptr),
+       "wait kernel");
+  }
 
  private:
   volatile uint32_t* word_ = nullptr;
@@ -304,23 +349,24 @@ void settle_after(CUevent flushed, int settle_us) {
   }
 }
 
-Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, const Launch& lh,
-                  CUdeviceptr flush, CUstream stream, const TimingPlan& plan) {
+// lb[c] and lh[c]: each side's launch on copy c of the buffers (round r uses copy r % copies).
+Timing time_sides(const Loaded& base, const std::vector<Launch>& lb, const Loaded& head,
+                  const std::vector<Launch>& lh, CUdeviceptr flush, CUstream stream,
+                  const TimingPlan& plan) {
   Timing t;
   const bool settle = plan.settle_us > 0;
   std::unique_ptr<HostFlag> flag;
   CUevent flushed = nullptr;
-  if (settle) {
-    flag = std::make_unique<HostFlag>();
-    ck(driver().cuEventCreate(&flushed, CU_EVENT_DEFAULT), "cuEventCreate");
-  }
+  if (settle || plan.wait_fn) flag = std::make_unique<HostFlag>();
+  if (settle) ck(driver().cuEventCreate(&flushed, CU_EVENT_DEFAULT), "cuEventCreate");
   for (int w = 0; w < 3; ++w) {
-    launch(base, lb, stream);
-    launch(head, lh, stream);
+    launch(base, lb[w % lb.size()], stream);
+    launch(head, lh[w % lh.size()], stream);
   }
   ck(driver().cuStreamSynchronize(stream), "warm-up");
-  kernel_clock().take();    // the checks' and warm-up's launches
-  std::vector<bool> order;  // base side, per timed launch
+  kernel_clock().take();                         // the checks' and warm-up's launches
+  std::vector<bool> order;                       // base side, per timed launch
+  std::vector<harness_clock::KernelSpan> spans;  // with cupti_each
   const int batch = 10;
   std::vector<CUevent> ev(4 * batch);
   for (auto& e : ev) ck(driver().cuEventCreate(&e, CU_EVENT_DEFAULT), "cuEventCreate");
@@ -328,6 +374,7 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
   for (int round = 0; round < 400; round += batch) {
     for (int i = 0; i < batch; ++i) {
       const bool base_first = (round + i) % 2 == 0;
+      const size_t copy = size_t(round + i) % lb.size();
       for (int k = 0; k < 2; ++k) {
         const bool is_base = (k == 0) == base_first;
         if (plan.flush_bytes)
@@ -336,6 +383,8 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
         if (settle) {
           ck(driver().cuEventRecord(flushed, stream), "record");
           flag->hold(stream);
+        } else if (plan.wait_fn) {
+          flag->hold_with_kernel(plan.wait_fn, stream);
         }
         if (plan.spacer_fn)
           ck(driver().cuLaunchKernel(plan.spacer_fn, 1, 1, 1, 1, 1, 1, 0, stream, nullptr, nullptr),
@@ -343,11 +392,18 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
         const int slot = 4 * i + (is_base ? 0 : 2);
         ck(driver().cuEventRecord(ev[slot], stream), "record");
         order.push_back(is_base);
-        launch(is_base ? base : head, is_base ? lb : lh, stream);
+        launch(is_base ? base : head, is_base ? lb[copy] : lh[copy], stream);
         ck(driver().cuEventRecord(ev[slot + 1], stream), "record");
-        if (settle) {
-          settle_after(flushed, plan.settle_us);
-          flag->release();
+        if (settle) settle_after(flushed, plan.settle_us);
+        if (flag) flag->release();
+        if (plan.sync_each) {
+          ck(driver().cuStreamSynchronize(stream), "timing");
+          if (plan.cupti_each)
+            for (auto& sp : kernel_clock().take()) spans.push_back(sp);
+          const auto until =
+              std::chrono::steady_clock::now() + std::chrono::microseconds(plan.gap_us);
+          while (std::chrono::steady_clock::now() < until) {
+          }
         }
       }
     }
@@ -365,8 +421,8 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
   }
   for (auto& e : ev) driver().cuEventDestroy(e);
   if (flushed) driver().cuEventDestroy(flushed);
-  const std::vector<double> d =
-      harness_clock::durations_of(kernel_clock().take(), {base.symbol, head.symbol});
+  for (auto& sp : kernel_clock().take()) spans.push_back(sp);
+  const std::vector<double> d = harness_clock::durations_of(spans, {base.symbol, head.symbol});
   if (d.size() == order.size())
     for (size_t i = 0; i < d.size(); ++i)
       (order[i] ? t.base_kernel : t.head_kernel).push_back(d[i]);
@@ -379,6 +435,7 @@ Timing time_sides(const Loaded& base, const Launch& lb, const Loaded& head, cons
 void run_kernel(const KernelSpec& k, const std::string& case_id, const std::string& cubin_dir,
                 TimingPlan plan, std::FILE* out) {
   if (plan.spacer) plan.spacer_fn = load_spacer_kernel();
+  if (plan.wait_kernel) plan.wait_fn = load_wait_kernel();
   auto fam = make_family(k.family, k.dtype);
   Loaded base = load(cubin_dir, k.base), head = load(cubin_dir, k.head);
   CUstream stream;
@@ -388,6 +445,7 @@ void run_kernel(const KernelSpec& k, const std::string& case_id, const std::stri
   uint64_t seed = 1;
   for (const Shape& s : k.shapes) {
     Problem p = fam->make(s, seed++);
+
     for (Input& in : p.inputs) {
       ck(driver().cuMemAlloc(&in.dev, std::max<size_t>(in.host.size(), 1)), "input");
       ck(driver().cuMemcpyHtoD(in.dev, in.host.data(), in.host.size()), "upload");
@@ -403,8 +461,37 @@ void run_kernel(const KernelSpec& k, const std::string& case_id, const std::stri
     const bool runs_h = head.error.empty() && rh.status.rfind("wrote past", 0) != 0;
     char buf[256];
     if (s.timed && runs_b && runs_h) {
-      Timing t = time_sides(base, fam->launch(k.base.variant, s, p, dev_out), head,
-                            fam->launch(k.head.variant, s, p, dev_out), flush, stream, plan);
+      // Copy 0 is the checked buffers; the others hold the same inputs.
+      std::vector<Launch> lb, lh;
+      std::vector<CUdeviceptr> extra;
+      int copies = plan.copies;
+      if (copies == 0) {  // runner/timing_loop.cpp's copies_for, on this harness's buffers
+        size_t per_copy = out_bytes;
+        for (const Input& in : p.inputs) per_copy += in.host.size();
+        per_copy = std::max<size_t>(per_copy, 1);
+        copies = int(std::clamp<size_t>(2 * plan.l2_bytes / per_copy + 1, 1, 4));
+        if (per_copy * copies > (size_t{4} << 30)) copies = 1;
+      }
+      for (int c = 0; c < copies; ++c) {
+        Problem pc;  // copy c's device addresses (the host bytes are p's)
+        const Problem* use = &p;
+        CUdeviceptr out_c = dev_out;
+        if (c > 0) {
+          pc = p;
+          use = &pc;
+          for (Input& in : pc.inputs) {
+            ck(driver().cuMemAlloc(&in.dev, std::max<size_t>(in.host.size(), 1)), "input copy");
+            ck(driver().cuMemcpyHtoD(in.dev, in.host.data(), in.host.size()), "upload");
+            extra.push_back(in.dev);
+          }
+          ck(driver().cuMemAlloc(&out_c, out_bytes + kGuard), "output copy");
+          extra.push_back(out_c);
+        }
+        lb.push_back(fam->launch(k.base.variant, s, *use, out_c));
+        lh.push_back(fam->launch(k.head.variant, s, *use, out_c));
+      }
+      Timing t = time_sides(base, lb, head, lh, flush, stream, plan);
+      for (CUdeviceptr x : extra) driver().cuMemFree(x);
       const double mb = median(t.base), mh = median(t.head);
       auto [lo, hi] = bootstrap(t.base, t.head, median);
       std::snprintf(buf, sizeof buf, "\t%.3f\t%.3f\t%.4f\t%.4f\t%.4f\t%zu", mb * 1e6, mh * 1e6,
@@ -493,7 +580,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: candle_ab SPEC CUBIN_DIR OUT.tsv [--case ID] [--kernel NAME]\n"
                  "                 [--seconds S] [--settle-us N] [--spacer 0|1]\n"
-                 "                 [--flush-mb N]\n"
+                 "                 [--flush-mb N] [--copies N] [--sync-each 0|1] [--gap-us N]\n"
+                 "                 [--wait-kernel 0|1] [--cupti-each 0|1]\n"
                  "       candle_ab --describe SPEC\n");
     return 2;
   }
@@ -517,6 +605,16 @@ int main(int argc, char** argv) {
       plan.flush_bytes = size_t(std::atoi(argv[i + 1])) << 20;
     else if (flag == "--spacer")
       plan.spacer = std::string(argv[i + 1]) == "1";
+    else if (flag == "--sync-each")
+      plan.sync_each = std::string(argv[i + 1]) == "1";
+    else if (flag == "--wait-kernel")
+      plan.wait_kernel = std::string(argv[i + 1]) == "1";
+    else if (flag == "--cupti-each")
+      plan.cupti_each = std::string(argv[i + 1]) == "1";
+    else if (flag == "--gap-us")
+      plan.gap_us = std::atoi(argv[i + 1]);
+    else if (flag == "--copies")
+      plan.copies = std::max(0, std::atoi(argv[i + 1]));
     else {
       std::fprintf(stderr, "candle_ab: unknown option %s\n", flag.c_str());
       return 2;
@@ -540,6 +638,9 @@ int main(int argc, char** argv) {
     char name[256];
     driver().cuDeviceGetName(name, sizeof name, dev);
     std::fprintf(stderr, "candle_ab on %s\n", name);
+    int l2 = 0;
+    ck(driver().cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, dev), "L2 size");
+    plan.l2_bytes = size_t(l2);
     for (const CaseSpec& c : cases) {
       if (!only.empty() && c.id != only) continue;
       for (const KernelSpec& k : c.kernels) {

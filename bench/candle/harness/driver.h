@@ -20,6 +20,7 @@ namespace candle_ab {
   X(cuInit)                    \
   X(cuDeviceGet)               \
   X(cuDeviceGetName)           \
+  X(cuDeviceGetAttribute)      \
   X(cuDevicePrimaryCtxRetain)  \
   X(cuCtxSetCurrent)           \
   X(cuDevicePrimaryCtxRelease) \

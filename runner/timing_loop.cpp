@@ -25,14 +25,8 @@ size_t inout_bytes(const LaunchPlan& plan) {
   return total;
 }
 
-// Enough copies that together they exceed twice the cache, at most 4, and
-// one when that would take more than 4 GiB.
-int copies_for(const LaunchPlan& plan, const DeviceInfo& device) {
-  size_t cache_bytes = device.l2_bytes > 0 ? static_cast<size_t>(device.l2_bytes) : (8u << 20);
-  size_t per_copy = std::max<size_t>(plan.total_bytes() + inout_bytes(plan), 1);
-  int copies = static_cast<int>(std::clamp<size_t>(2 * cache_bytes / per_copy + 1, 1, 4));
-  if (per_copy * copies > (size_t{4} << 30)) copies = 1;
-  return copies;
+int copies_for(const LaunchPlan& plan, const DeviceInfo& device, int max_samples) {
+  return input_copies(plan.total_bytes() + inout_bytes(plan), device.l2_bytes, max_samples);
 }
 
 Status restore(Device& device, const LaunchPlan& plan, const InputCopy& copy) {
@@ -53,7 +47,7 @@ TimingOutcome time_interleaved(const MeasureRequest& r, Device& device, Allocati
   auto harness_error = [](const Error& e) { return TimingOutcome{Fault::kHarness, e.message}; };
 
   phase_marker("timing setup");
-  const int copies = copies_for(plan, m.device);
+  const int copies = copies_for(plan, m.device, r.max_samples);
   m.input_copies = copies;
   std::vector<InputCopy> sets(copies);
   for (int c = 0; c < copies; ++c) {

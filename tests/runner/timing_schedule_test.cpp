@@ -4,6 +4,8 @@
 // the same side first.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 
 #include "runner/timing_schedule.h"
@@ -12,7 +14,7 @@ namespace kgate {
 namespace {
 
 TEST(TimingSchedule, EveryCopyIsReadAsOftenWithEitherSideFirst) {
-  for (int copies = 1; copies <= 4; ++copies) {
+  for (int copies = 1; copies <= 16; ++copies) {
     std::map<int, int> head_first, base_first;
     for (int round = 0; round < 3 * schedule_period(copies); ++round) {
       RoundPlan p = round_plan(round, copies);
@@ -59,6 +61,45 @@ TEST(TimingSchedule, HeadGoesFirstInHalfOfEveryPeriod) {
       first += round_plan(round, copies).head_first;
     EXPECT_EQ(first, copies) << copies << " copies";
   }
+}
+
+TEST(TimingSchedule, TheRoundAfterALookStartsWithEitherSideAlike) {
+  // The adaptive rule looks every 5 rounds (timing_loop.cpp); its pause
+  // precedes the next round's first sample, which must not favour a side.
+  for (int copies = 1; copies <= 16; ++copies) {
+    int head_minus_base = 0, most = 0;
+    for (int round = 5; round < 5000; round += 5) {
+      head_minus_base += round_plan(round, copies).head_first ? 1 : -1;
+      most = std::max(most, std::abs(head_minus_base));
+    }
+    EXPECT_LE(most, 6) << copies << " copies";
+  }
+}
+
+TEST(TimingSchedule, SmallKernelsRotateSixteenCopies) {
+  const int64_t l2 = int64_t{60} << 20;  // an H200's
+  EXPECT_EQ(input_copies(4 << 10, l2, 1000000), 16) << "a one-row decode kernel";
+  EXPECT_EQ(input_copies(size_t{10} << 20, l2, 1000000), 13) << "2 * 60 / 10 + 1";
+  EXPECT_EQ(input_copies(size_t{200} << 20, l2, 1000000), 1) << "larger than twice the cache";
+  EXPECT_EQ(input_copies(0, l2, 1000000), 16) << "no buffers at all";
+}
+
+TEST(TimingSchedule, AWholePeriodFitsInTheSamples) {
+  const int64_t l2 = int64_t{60} << 20;
+  EXPECT_EQ(input_copies(4 << 10, l2, 30), 15);
+  EXPECT_LE(schedule_period(input_copies(4 << 10, l2, 30)), 30);
+  EXPECT_EQ(input_copies(4 << 10, l2, 1), 1);
+  EXPECT_EQ(input_copies(4 << 10, l2, 0), 1);
+}
+
+TEST(TimingSchedule, CopiesStayWithinFourGibibytes) {
+  // 2 * cache / per_copy + 1 = 3 copies of 2 GiB would be 6 GiB: one copy.
+  EXPECT_EQ(input_copies(size_t{2} << 30, int64_t{3} << 30, 1000000), 1);
+  EXPECT_EQ(input_copies(size_t{1} << 30, int64_t{1} << 30, 1000000), 3);
+}
+
+TEST(TimingSchedule, AnUnknownCacheCountsAsEightMebibytes) {
+  EXPECT_EQ(input_copies(size_t{4} << 20, 0, 1000000), 5);
 }
 
 }  // namespace

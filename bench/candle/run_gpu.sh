@@ -10,7 +10,8 @@
 # and its cubins, build_harness.sh) and src/bench/candle. Environment: BUDGET
 # (kgate's timing seconds per kernel-shape, default 0.25), SECONDS_PER_SHAPE (the
 # harness's, default 0.15), CASES (default: all, by id), SETTLE_US (the harness's
-# --settle-us: the pause between its L2 flush and each timed launch), SPACER (its
+# --settle-us: the pause between its L2 flush and each timed launch), PLACEMENTS (below),
+# GATES (0: the harness alone, no kgate gate), SPACER (its
 # --spacer: 1 launches an empty kernel between the flush and each timed launch), HARNESS_TIMEOUT
 # (seconds per case, default 300).
 set -u
@@ -41,13 +42,15 @@ print(" ".join(sorted({t for c in json.load(open(sys.argv[1]))["cases"] if c["id
                        for t in (c["base"], c["head"])})))
 PY
 )
+[ "${GATES:-1}" = 0 ] && tags=""  # the harness only: nothing to compile
 for tag in $tags; do
   mkdir -p "$work/tree/$tag" && git -C "$work/candle" archive "up/$tag" | tar -x -C "$work/tree/$tag"
 done
-printf '%s\n' $tags | xargs -P "$(nproc)" -I{} sh -c \
+[ -z "$tags" ] || printf '%s\n' $tags | xargs -P "$(nproc)" -I{} sh -c \
   '"$0" check "$1/tree/{}" --arch sm_90 > "$2/check-{}.log" 2>&1' "$KGATE" "$work" "$OUT"
 echo "run_gpu: compile cache warm after $(( $(date +%s) - start )) s" >&2
 for id in $cases; do
+  [ "${GATES:-1}" = 0 ] && break  # the harness only
   python3 - "$HERE/cases.json" "$id" <<'PY' > "$work/kernels"
 import json, sys
 c = next(c for c in json.load(open(sys.argv[1]))["cases"] if c["id"] == sys.argv[2])
@@ -74,12 +77,20 @@ if [ -f "$cubins/cubins.tar.xz" ] && [ ! -d "$cubins/cubins" ]; then
   mkdir -p "$work/harness" && tar -xJf "$cubins/cubins.tar.xz" -C "$work/harness" && cubins="$work/harness"
 fi
 # Each case's rows land in OUT as they are measured, so a run cut short keeps what it timed.
-for id in $cases; do
-  timeout "${HARNESS_TIMEOUT:-300}" "$BUNDLE/candle/candle_ab" "$HERE/harness/spec.txt" \
-    "$cubins/cubins" "$OUT/harness-$id.tsv" --case "$id" --seconds "${SECONDS_PER_SHAPE:-0.15}" \
-    ${SETTLE_US:+--settle-us "$SETTLE_US"} ${SPACER:+--spacer "$SPACER"} > /dev/null \
-    2> "$OUT/harness-$id.log"
-  echo "run_gpu: harness $id: exit $? ($(( $(date +%s) - start )) s)" >&2
+# PLACEMENTS (KiB, default "0"): the harness runs once per value with that much allocated
+# before each shape's buffers (--pad-kb), so that they lie elsewhere; the first run is
+# OUT/harness-<case>.tsv, the others OUT/placements/p<KiB>/harness-<case>.tsv.
+for pad in ${PLACEMENTS:-0}; do
+  dir="$OUT"
+  [ "$pad" = "$(set -- ${PLACEMENTS:-0}; echo "$1")" ] || dir="$OUT/placements/p$pad"
+  mkdir -p "$dir"
+  for id in $cases; do
+    timeout "${HARNESS_TIMEOUT:-300}" "$BUNDLE/candle/candle_ab" "$HERE/harness/spec.txt" \
+      "$cubins/cubins" "$dir/harness-$id.tsv" --case "$id" --seconds "${SECONDS_PER_SHAPE:-0.15}" \
+      --pad-kb "$pad" ${SETTLE_US:+--settle-us "$SETTLE_US"} ${SPACER:+--spacer "$SPACER"} \
+      > /dev/null 2> "$dir/harness-$id.log"
+    echo "run_gpu: harness $id (padding $pad KiB): exit $? ($(( $(date +%s) - start )) s)" >&2
+  done
 done
 first=$(for f in "$OUT"/harness-*.tsv; do [ -s "$f" ] && echo "$f" && break; done)
 { [ -n "$first" ] && head -1 "$first"; for f in "$OUT"/harness-*.tsv; do tail -n +2 "$f"; done; } \

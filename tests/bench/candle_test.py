@@ -372,7 +372,7 @@ class VerdictTable(unittest.TestCase):
             self.assertIn("| slower | same |", rows[("rmsnorm_bf16.b64", "decode-64x896")])
             self.assertIn("| **no** |", rows[("rmsnorm_bf16.b64", "decode-64x896")])
             # Right verdict, magnitudes 5 points apart.
-            self.assertIn("**no** (-5.0 points)", rows[("rmsnorm_bf16", "prefill-4096x4096")])
+            self.assertIn("**no** (-5.0 points, 4.8% of the ratio)", rows[("rmsnorm_bf16", "prefill-4096x4096")])
             self.assertIn("| 1.050 [1.040, 1.060] (events 1.100) |", rows[("rmsnorm_bf16", "prefill-4096x4096")])
             self.assertIn("| (exit) | 0 | 0 |", rows[("rmsnorm_bf16", "(exit)")])
             self.assertIn("| (exit) | 1 | 0 | | | | **no** |", rows[("rmsnorm_bf16.b64", "(exit)")])
@@ -384,6 +384,49 @@ class VerdictTable(unittest.TestCase):
             self.assertIn("| layernorm_bf16 | * | - | exit 3, expected 0: kgate: error: no GPU found |",
                           run.stdout)
             self.assertIn("## 121a71e01: Fix the silu cuda kernel. (#1710)\n\nNot run.", run.stdout)
+
+    def test_a_shape_apart_from_the_harness_but_inside_its_placements(self):
+        columns = ["case", "kernel", "shape", "base_us", "head_us", "ratio", "ci_lo", "ci_hi",
+                   "samples", "base_kernel_us", "head_kernel_us", "kernel_ratio", "kernel_ci_lo",
+                   "kernel_ci_hi", "base_status", "head_status", "agree"]
+
+        def harness_file(path, rows):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                w = csv.writer(f, delimiter="\t")
+                w.writerow(columns)
+                for shape_name, ratio in rows:
+                    w.writerow(["645459794", "layernorm_bf16.b1", shape_name, "2", "20", ratio, ratio,
+                                ratio, "400", "2", "20", ratio, ratio, ratio, "ok", "ok", "identical"])
+
+        with tempfile.TemporaryDirectory() as out:
+            name = "645459794-layernorm_bf16.b1"
+            with open(os.path.join(out, name + ".exit"), "w") as f:
+                f.write("0\n")
+            with open(os.path.join(out, name + ".json"), "w") as f:
+                json.dump({"kernels": [{"kernel": "layernorm_bf16.b1", "device": {"name": "NVIDIA H200"},
+                                        "shapes": [shape("decode-1x896", "slower", 9.08),
+                                                   shape("odd-1x1000", "slower", 10.27)]}]}, f)
+            harness_file(os.path.join(out, "harness.tsv"), [("decode-1x896", "9.80"), ("odd-1x1000", "10.99")])
+            # Elsewhere in memory the harness reads decode-1x896 within 2 points of kgate, odd-1x1000 not.
+            harness_file(os.path.join(out, "placements", "p1000", "harness-645459794.tsv"),
+                         [("decode-1x896", "9.10"), ("odd-1x1000", "10.80")])
+            harness_file(os.path.join(out, "placements", "p4200", "harness-645459794.tsv"),
+                         [("decode-1x896", "9.50"), ("odd-1x1000", "10.60")])
+            run = subprocess.run([sys.executable, os.path.join(CANDLE, "verdict_table.py"),
+                                  os.path.join(CANDLE, "cases.json"), out], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            rows = {tuple(c.strip() for c in l.split("|")[1:3]): l for l in run.stdout.splitlines()
+                    if l.startswith("| layernorm_bf16")}
+            inside = rows[("layernorm_bf16.b1", "decode-1x896")]
+            self.assertIn("; 3 placements 9.100 to 9.800", inside)
+            self.assertIn("**no** (-72.0 points, 7.3% of the ratio), within the harness's range over 3 placements |",
+                          inside)
+            outside = rows[("layernorm_bf16.b1", "odd-1x1000")]
+            self.assertTrue(outside.endswith("**no** (-72.0 points, 6.6% of the ratio) |"), outside)
+            self.assertIn("on 0 of 2 shapes both timed, kgate's estimate and the harness's ratio agree "
+                          "within 2 points; of the other 2, 1 lie within 2 points of the harness's own "
+                          "range over its 3 placements of the buffers.", run.stdout)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 //   candle_ab SPEC CUBIN_DIR OUT.tsv [--case ID] [--kernel NAME] [--seconds S]
 //             [--copies N] [--settle-us N] [--spacer 0|1] [--flush-mb N]
 //             [--sync-each 0|1] [--gap-us N] [--wait-kernel 0|1] [--cupti-each 0|1]
+//             [--pad-kb N]
 //
 // For every shape: each side is checked once (its output against a host
 // check in double on sampled elements, and 4 KiB past the output's end for
@@ -17,7 +18,7 @@
 // S seconds (default 0.25) have passed, or 400 rounds. Round r uses set r % N
 // of the input and output buffers (both sides the same set); by default N is
 // kgate's (runner/timing_loop.cpp): as many as fit twice the L2, plus one, at
-// most 4. A one-warp rmsnorm row timed 11% faster over 4 sets than on one
+// most 16. A one-warp rmsnorm row timed 11% faster over 4 sets than on one
 // (../README.md): where a small kernel's inputs lie in memory moves it.
 //
 // The other options are experiments on what precedes the timed kernel
@@ -27,7 +28,8 @@
 // the memset's size, --sync-each 1 waits for every sample (then --gap-us N more
 // microseconds), --wait-kernel 1 holds each sample behind a spinning kernel, and
 // --cupti-each 1 (with --sync-each 1) flushes CUPTI's records after every sample
-// as kgate did before it queued its flush behind its wait kernel. The line per shape:
+// as kgate did before it queued its flush behind its wait kernel; --pad-kb N
+// allocates N KiB before each shape's buffers, so that they lie elsewhere. The line per shape:
 // medians, head/base with a bootstrap 99% interval, the same from the kernels'
 // own GPU durations (CUPTI activity records, ../../harness_clock: the events'
 // fixed cost dilutes a few-microsecond kernel's ratio), each side's status and
@@ -265,11 +267,12 @@ struct TimingPlan {
   bool wait_kernel = false;  // hold each timed launch behind a kernel spinning on a host flag
   CUfunction wait_fn = nullptr;
   // Sets of input and output buffers, used round by round in turn (both sides on the same
-  // set in a round); 0: kgate's rule, as many as fit twice the L2 plus one, at most 4.
+  // set in a round); 0: kgate's rule, as many as fit twice the L2 plus one, at most 16.
   int copies = 0;
   int gap_us = 0;  // with sync_each: the host waits this long after each timed launch finished
   bool cupti_each = false;  // with sync_each: CUPTI's records flushed after each sample
   size_t l2_bytes = 0;      // the device's, for the number of copies
+  size_t pad_bytes = 0;     // allocated before each shape's buffers, to move where they lie
 };
 
 // A kernel of the harness's own, JIT-compiled by the driver from PTX, in the
@@ -373,8 +376,11 @@ Timing time_sides(const Loaded& base, const std::vector<Launch>& lb, const Loade
   const auto start = std::chrono::steady_clock::now();
   for (int round = 0; round < 400; round += batch) {
     for (int i = 0; i < batch; ++i) {
-      const bool base_first = (round + i) % 2 == 0;
-      const size_t copy = size_t(round + i) % lb.size();
+      // Every set is read with either side first as often: with an even number of sets,
+      // plain alternation would give each set one order, so it flips once per pass.
+      const int r = round + i, sets = int(lb.size());
+      const bool base_first = (r + (sets % 2 == 0 ? r / sets : 0)) % 2 == 0;
+      const size_t copy = size_t(r % sets);
       for (int k = 0; k < 2; ++k) {
         const bool is_base = (k == 0) == base_first;
         if (plan.flush_bytes)
@@ -445,7 +451,8 @@ void run_kernel(const KernelSpec& k, const std::string& case_id, const std::stri
   uint64_t seed = 1;
   for (const Shape& s : k.shapes) {
     Problem p = fam->make(s, seed++);
-
+    CUdeviceptr pad = 0;
+    if (plan.pad_bytes) ck(driver().cuMemAlloc(&pad, plan.pad_bytes), "padding");
     for (Input& in : p.inputs) {
       ck(driver().cuMemAlloc(&in.dev, std::max<size_t>(in.host.size(), 1)), "input");
       ck(driver().cuMemcpyHtoD(in.dev, in.host.data(), in.host.size()), "upload");
@@ -469,7 +476,7 @@ void run_kernel(const KernelSpec& k, const std::string& case_id, const std::stri
         size_t per_copy = out_bytes;
         for (const Input& in : p.inputs) per_copy += in.host.size();
         per_copy = std::max<size_t>(per_copy, 1);
-        copies = int(std::clamp<size_t>(2 * plan.l2_bytes / per_copy + 1, 1, 4));
+        copies = int(std::clamp<size_t>(2 * plan.l2_bytes / per_copy + 1, 1, 16));
         if (per_copy * copies > (size_t{4} << 30)) copies = 1;
       }
       for (int c = 0; c < copies; ++c) {
@@ -515,6 +522,7 @@ void run_kernel(const KernelSpec& k, const std::string& case_id, const std::stri
     std::fprintf(stderr, "%s\n", line.c_str());
     driver().cuMemFree(dev_out);
     for (Input& in : p.inputs) driver().cuMemFree(in.dev);
+    if (pad) driver().cuMemFree(pad);
   }
   driver().cuMemFree(flush);
   driver().cuStreamDestroy(stream);
@@ -581,7 +589,7 @@ int main(int argc, char** argv) {
                  "usage: candle_ab SPEC CUBIN_DIR OUT.tsv [--case ID] [--kernel NAME]\n"
                  "                 [--seconds S] [--settle-us N] [--spacer 0|1]\n"
                  "                 [--flush-mb N] [--copies N] [--sync-each 0|1] [--gap-us N]\n"
-                 "                 [--wait-kernel 0|1] [--cupti-each 0|1]\n"
+                 "                 [--wait-kernel 0|1] [--cupti-each 0|1] [--pad-kb N]\n"
                  "       candle_ab --describe SPEC\n");
     return 2;
   }
@@ -615,6 +623,8 @@ int main(int argc, char** argv) {
       plan.gap_us = std::atoi(argv[i + 1]);
     else if (flag == "--copies")
       plan.copies = std::max(0, std::atoi(argv[i + 1]));
+    else if (flag == "--pad-kb")
+      plan.pad_bytes = size_t(std::max(0, std::atoi(argv[i + 1]))) << 10;
     else {
       std::fprintf(stderr, "candle_ab: unknown option %s\n", flag.c_str());
       return 2;

@@ -33,24 +33,24 @@ export KGATE_CACHE_DIR="$work/cache"
 bash "$HERE/make_repo.sh" "$work/candle" > "$OUT/make_repo.log" 2>&1 ||
   { echo "run_gpu: make_repo.sh failed (candle/make_repo.log)" >&2; exit 3; }
 cases=${CASES:-$(python3 -c 'import json,sys; print(" ".join(c["id"] for c in json.load(open(sys.argv[1]))["cases"]))' "$HERE/cases.json")}
+gated=$cases
+[ "${GATES:-1}" = 0 ] && gated=""  # the harness only: nothing to compile or gate
 # Warm kgate's compile cache on all cores: kgate check compiles every kernel and
 # reference of a revision, and the gates then find each side compiled.
-tags=$(python3 - "$HERE/cases.json" $cases <<'PY'
+tags=$(python3 - "$HERE/cases.json" $gated <<'PY'
 import json, sys
 want = set(sys.argv[2:])
 print(" ".join(sorted({t for c in json.load(open(sys.argv[1]))["cases"] if c["id"] in want
                        for t in (c["base"], c["head"])})))
 PY
 )
-[ "${GATES:-1}" = 0 ] && tags=""  # the harness only: nothing to compile
 for tag in $tags; do
   mkdir -p "$work/tree/$tag" && git -C "$work/candle" archive "up/$tag" | tar -x -C "$work/tree/$tag"
 done
 [ -z "$tags" ] || printf '%s\n' $tags | xargs -P "$(nproc)" -I{} sh -c \
   '"$0" check "$1/tree/{}" --arch sm_90 > "$2/check-{}.log" 2>&1' "$KGATE" "$work" "$OUT"
 echo "run_gpu: compile cache warm after $(( $(date +%s) - start )) s" >&2
-for id in $cases; do
-  [ "${GATES:-1}" = 0 ] && break  # the harness only
+for id in $gated; do
   python3 - "$HERE/cases.json" "$id" <<'PY' > "$work/kernels"
 import json, sys
 c = next(c for c in json.load(open(sys.argv[1]))["cases"] if c["id"] == sys.argv[2])
@@ -80,9 +80,11 @@ fi
 # PLACEMENTS (KiB, default "0"): the harness runs once per value with that much allocated
 # before each shape's buffers (--pad-kb), so that they lie elsewhere; the first run is
 # OUT/harness-<case>.tsv, the others OUT/placements/p<KiB>/harness-<case>.tsv.
+runs=0
 for pad in ${PLACEMENTS:-0}; do
   dir="$OUT"
-  [ "$pad" = "$(set -- ${PLACEMENTS:-0}; echo "$1")" ] || dir="$OUT/placements/p$pad"
+  [ "$runs" = 0 ] || dir="$OUT/placements/p$pad"
+  runs=$((runs + 1))
   mkdir -p "$dir"
   for id in $cases; do
     timeout "${HARNESS_TIMEOUT:-300}" "$BUNDLE/candle/candle_ab" "$HERE/harness/spec.txt" \

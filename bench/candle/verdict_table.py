@@ -158,7 +158,7 @@ def main():
                 h = harness.get((c["id"], k["kernel"], shape))
                 # The kernels' GPU durations where the harness recorded them, else its events.
                 by_kernel = h is not None and number(h.get("kernel_ratio")) is not None
-                hr = number(h["kernel_ratio" if by_kernel else "ratio"]) if h else None
+                hr = harness_ratio(h) if h else None
                 hlo, hhi = (number(h["kernel_ci_lo"]), number(h["kernel_ci_hi"])) if by_kernel else \
                     ((number(h["ci_lo"]), number(h["ci_hi"])) if h else (None, None))
                 kr = None

@@ -17,7 +17,7 @@
 // host's launch latency is not timed), until both sides have >= 50 samples and
 // S seconds (default 0.25) have passed, or 400 rounds. Round r uses set r % N
 // of the input and output buffers (both sides the same set); by default N is
-// kgate's (runner/timing_loop.cpp): as many as fit twice the L2, plus one, at
+// kgate's (runner/timing_schedule.cpp): as many as fit twice the L2, plus one, at
 // most 16. A one-warp rmsnorm row timed 11% faster over 4 sets than on one
 // (../README.md): where a small kernel's inputs lie in memory moves it.
 //
@@ -472,7 +472,7 @@ void run_kernel(const KernelSpec& k, const std::string& case_id, const std::stri
       std::vector<Launch> lb, lh;
       std::vector<CUdeviceptr> extra;
       int copies = plan.copies;
-      if (copies == 0) {  // runner/timing_loop.cpp's copies_for, on this harness's buffers
+      if (copies == 0) {  // runner/timing_schedule.cpp's input_copies, on this harness's buffers
         size_t per_copy = out_bytes;
         for (const Input& in : p.inputs) per_copy += in.host.size();
         per_copy = std::max<size_t>(per_copy, 1);
